@@ -1,0 +1,75 @@
+// The one interface between the runtime and a backend (DESIGN.md §6).
+// Nothing else crosses it: a backend never includes another backend, and
+// ops/ and importers/ know nothing of backends.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace seqrt {
+
+struct DeviceInfo {
+  std::string backend;  // "reference", "cpu", "vulkan", "cuda"
+  std::string name;     // the device, e.g. "host CPU", "NVIDIA H100"
+  bool is_host_memory = true;
+  uint64_t memory_bytes = 0;             // 0: unknown / host memory
+  uint64_t max_buffer_bytes = 0;         // 0: no limit beyond memory
+  uint32_t shared_memory_bytes = 0;      // per workgroup/block; 0 on CPUs
+  uint32_t max_workgroup_invocations = 0;
+  uint32_t subgroup_size = 0;
+};
+
+struct CompileOptions {
+  // Values for symbolic dims ("batch" -> 1, "seq" -> 128); unbound symbols
+  // are taken from the inputs at run time where the backend allows it.
+  std::map<std::string, int64_t> dim_bindings;
+  int num_threads = 0;  // 0: the backend's default
+};
+
+// Device memory owned by a backend; `data` is a host pointer for host
+// backends and an opaque handle otherwise.
+struct DeviceBuffer {
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+
+// A graph compiled for one backend. Immutable once built: run() may be
+// called from several threads at once.
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  // `inputs` follow the graph's inputs in order; returns the graph's
+  // outputs in order. Inputs are checked against the declared types.
+  virtual Result<std::vector<Tensor>> run(
+      const std::vector<Tensor>& inputs) const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual const DeviceInfo& device_info() const = 0;
+  // Ok when the backend has a kernel for this node (with its attributes
+  // and input types); otherwise kUnsupported with the reason.
+  virtual Status supports(const Graph& graph, const Node& node) const = 0;
+  // Compiles a verified, type-inferred graph. Fails listing every
+  // unsupported node.
+  virtual Result<std::unique_ptr<Executable>> compile(
+      const Graph& graph, const CompileOptions& options) = 0;
+
+  virtual Result<DeviceBuffer> allocate(size_t bytes) = 0;
+  virtual void release(DeviceBuffer& buffer) = 0;
+  virtual Status copy_to_device(DeviceBuffer& dst, const void* src,
+                                size_t bytes) = 0;
+  virtual Status copy_to_host(void* dst, const DeviceBuffer& src,
+                              size_t bytes) = 0;
+  virtual Status synchronize() = 0;
+};
+
+}  // namespace seqrt

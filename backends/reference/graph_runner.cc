@@ -1,0 +1,143 @@
+#include "backends/reference/graph_runner.h"
+
+#include "backends/reference/reference_backend.h"
+#include "ops/registry.h"
+
+namespace seqrt {
+
+Status check_graph_inputs(const Graph& graph,
+                          const std::vector<Tensor>& inputs) {
+  if (inputs.size() != graph.inputs.size()) {
+    return invalid_argument("graph '{}' takes {} inputs, got {}", graph.name,
+                            graph.inputs.size(), inputs.size());
+  }
+  std::map<std::string, int64_t> symbols;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& value = graph.value(graph.inputs[i]);
+    const Tensor& tensor = inputs[i];
+    if (tensor.dtype() != value.dtype) {
+      return invalid_argument("input '{}' must be {}, got {}", value.name,
+                              dtype_name(value.dtype),
+                              dtype_name(tensor.dtype()));
+    }
+    if (!value.shape) continue;
+    const Shape& shape = *value.shape;
+    if (shape.rank() != tensor.rank()) {
+      return invalid_argument("input '{}' must have shape {}, got {}",
+                              value.name, shape.to_string(),
+                              dims_to_string(tensor.dims()));
+    }
+    for (size_t d = 0; d < shape.rank(); ++d) {
+      const Dim& dim = shape[d];
+      if (dim.is_fixed() && dim.value() != tensor.dim(d)) {
+        return invalid_argument("input '{}' must have shape {}, got {}",
+                                value.name, shape.to_string(),
+                                dims_to_string(tensor.dims()));
+      }
+      if (!dim.is_symbol()) continue;
+      auto [it, inserted] = symbols.emplace(dim.symbol_name(), tensor.dim(d));
+      if (!inserted && it->second != tensor.dim(d)) {
+        return invalid_argument(
+            "input '{}' has {} = {} but an earlier input has {} = {}",
+            value.name, dim.symbol_name(), tensor.dim(d), dim.symbol_name(),
+            it->second);
+      }
+    }
+  }
+  return Status::ok();
+}
+
+namespace {
+
+// Index of the last node (in `order` position) that reads each value.
+std::vector<int> last_uses(const Graph& graph, const std::vector<int>& order) {
+  std::vector<int> last(graph.values.size(), -1);
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    for (ValueId id : graph.nodes[order[pos]].inputs) {
+      if (id != kNoValue) last[id] = static_cast<int>(pos);
+    }
+    // Subgraphs may capture any value of ours by name: keep them all alive.
+    for (const auto& [name, attr] : graph.nodes[order[pos]].attrs) {
+      if (attr.type() != AttrType::kGraph) continue;
+      for (size_t id = 0; id < graph.values.size(); ++id) {
+        last[id] = static_cast<int>(pos);
+      }
+    }
+  }
+  for (ValueId id : graph.outputs) last[id] = static_cast<int>(order.size());
+  return last;
+}
+
+Status check_output(const Graph& graph, const Node& node, size_t i,
+                    const Tensor& tensor) {
+  const Value& value = graph.value(node.outputs[i]);
+  if (tensor.empty()) {
+    return internal_error("{}: reference kernel did not produce output '{}'",
+                          node.label(), value.name);
+  }
+  if (value.dtype != DType::kUndefined && value.dtype != tensor.dtype()) {
+    return internal_error("{}: output '{}' declared {} but computed {}",
+                          node.label(), value.name, dtype_name(value.dtype),
+                          dtype_name(tensor.dtype()));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<std::vector<Tensor>> run_reference_graph(
+    const Graph& graph, const std::vector<Tensor>& inputs,
+    const std::map<std::string, Tensor>* outer) {
+  SEQRT_RETURN_IF_ERROR(check_graph_inputs(graph, inputs));
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, graph.topological_order());
+  const OpRegistry& registry = OpRegistry::global();
+
+  std::vector<Tensor> env(graph.values.size());
+  for (size_t i = 0; i < inputs.size(); ++i) env[graph.inputs[i]] = inputs[i];
+  for (const auto& [id, tensor] : graph.constants) env[id] = tensor;
+  for (ValueId id : graph.captures) {
+    auto it = outer ? outer->find(graph.value(id).name) : decltype(outer->end()){};
+    if (outer == nullptr || it == outer->end()) {
+      return invalid_model("graph '{}': captured value '{}' is not available",
+                           graph.name, graph.value(id).name);
+    }
+    env[id] = it->second;
+  }
+
+  std::vector<int> last = last_uses(graph, order);
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    const Node& node = graph.nodes[order[pos]];
+    const OpSchema* schema = registry.find(node.domain, node.op);
+    if (schema == nullptr) {
+      return unsupported("{}: no such op in the registry", node.label());
+    }
+    std::vector<const Tensor*> args;
+    for (ValueId id : node.inputs) {
+      args.push_back(id == kNoValue || env[id].empty() ? nullptr : &env[id]);
+    }
+    SubgraphRunner runner = [&](const Graph& body,
+                                const std::vector<Tensor>& body_inputs) {
+      std::map<std::string, Tensor> scope = outer ? *outer
+                                                  : std::map<std::string, Tensor>();
+      for (size_t id = 0; id < env.size(); ++id) {
+        if (!env[id].empty()) scope[graph.values[id].name] = env[id];
+      }
+      return run_reference_graph(body, body_inputs, &scope);
+    };
+    KernelContext ctx(node, *schema, std::move(args), runner);
+    SEQRT_RETURN_IF_ERROR(schema->reference(ctx));
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (node.outputs[i] == kNoValue) continue;
+      SEQRT_RETURN_IF_ERROR(check_output(graph, node, i, ctx.outputs()[i]));
+      env[node.outputs[i]] = std::move(ctx.outputs()[i]);
+    }
+    for (ValueId id : node.inputs) {
+      if (id != kNoValue && last[id] == static_cast<int>(pos)) env[id] = Tensor();
+    }
+  }
+  std::vector<Tensor> outputs;
+  for (ValueId id : graph.outputs) outputs.push_back(env[id]);
+  return outputs;
+}
+
+}  // namespace seqrt

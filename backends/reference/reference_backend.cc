@@ -1,0 +1,99 @@
+#include "backends/reference/reference_backend.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/reference/graph_runner.h"
+#include "graph/verifier.h"
+#include "ops/infer_graph.h"
+#include "ops/registry.h"
+
+namespace seqrt {
+namespace {
+
+class ReferenceExecutable : public Executable {
+ public:
+  explicit ReferenceExecutable(Graph graph) : graph_(std::move(graph)) {}
+
+  Result<std::vector<Tensor>> run(
+      const std::vector<Tensor>& inputs) const override {
+    return run_reference_graph(graph_, inputs);
+  }
+
+ private:
+  Graph graph_;
+};
+
+class ReferenceBackend : public Backend {
+ public:
+  ReferenceBackend() {
+    info_.backend = "reference";
+    info_.name = "host CPU (reference kernels)";
+    info_.is_host_memory = true;
+  }
+
+  const DeviceInfo& device_info() const override { return info_; }
+
+  Status supports(const Graph& graph, const Node& node) const override {
+    (void)graph;
+    if (OpRegistry::global().find(node.domain, node.op) == nullptr) {
+      return unsupported("{}: no such op in the registry", node.label());
+    }
+    return Status::ok();
+  }
+
+  Result<std::unique_ptr<Executable>> compile(
+      const Graph& graph, const CompileOptions& options) override {
+    (void)options;  // the reference backend binds every dim at run time
+    SEQRT_RETURN_IF_ERROR(verify_graph(graph));
+    SEQRT_RETURN_IF_ERROR(check_ops(graph));
+    return std::unique_ptr<Executable>(new ReferenceExecutable(graph));
+  }
+
+  Result<DeviceBuffer> allocate(size_t bytes) override {
+    void* data = std::malloc(bytes == 0 ? 1 : bytes);
+    if (data == nullptr) {
+      return make_error(StatusCode::kOutOfMemory,
+                        "reference backend: cannot allocate {} bytes", bytes);
+    }
+    return DeviceBuffer{data, bytes};
+  }
+
+  void release(DeviceBuffer& buffer) override {
+    std::free(buffer.data);
+    buffer = DeviceBuffer{};
+  }
+
+  Status copy_to_device(DeviceBuffer& dst, const void* src,
+                        size_t bytes) override {
+    if (bytes > dst.bytes) {
+      return invalid_argument("copy of {} bytes into a {}-byte buffer", bytes,
+                              dst.bytes);
+    }
+    if (bytes > 0) std::memcpy(dst.data, src, bytes);
+    return Status::ok();
+  }
+
+  Status copy_to_host(void* dst, const DeviceBuffer& src,
+                      size_t bytes) override {
+    if (bytes > src.bytes) {
+      return invalid_argument("copy of {} bytes from a {}-byte buffer", bytes,
+                              src.bytes);
+    }
+    if (bytes > 0) std::memcpy(dst, src.data, bytes);
+    return Status::ok();
+  }
+
+  Status synchronize() override { return Status::ok(); }
+
+ private:
+  DeviceInfo info_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> create_reference_backend() {
+  return std::make_unique<ReferenceBackend>();
+}
+
+}  // namespace seqrt

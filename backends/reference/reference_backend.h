@@ -1,0 +1,21 @@
+// The reference backend: runs a graph node by node with each op's reference
+// kernel (ops/). It is the specification other backends are checked against,
+// written for clarity, not speed.
+#pragma once
+
+#include <memory>
+
+#include "backends/backend.h"
+
+namespace seqrt {
+
+std::unique_ptr<Backend> create_reference_backend();
+
+// Runs `graph` directly (no Backend object); used by the reference
+// executable and by reference kernels that run subgraphs. `outer` holds
+// values of enclosing graphs by name for captures.
+Result<std::vector<Tensor>> run_reference_graph(
+    const Graph& graph, const std::vector<Tensor>& inputs,
+    const std::map<std::string, Tensor>* outer = nullptr);
+
+}  // namespace seqrt

@@ -1,0 +1,186 @@
+#include "graph/tensor.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace seqrt {
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+std::shared_ptr<void> allocate_aligned(size_t bytes) {
+  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0) rounded = kAlignment;
+  void* data = std::aligned_alloc(kAlignment, rounded);
+  if (data == nullptr) return nullptr;
+  std::memset(data, 0, rounded);
+  return std::shared_ptr<void>(data, [](void* p) { std::free(p); });
+}
+
+template <typename T>
+T saturating_cast(double value) {
+  if (std::isnan(value)) return 0;
+  if (value <= static_cast<double>(std::numeric_limits<T>::lowest())) {
+    return std::numeric_limits<T>::lowest();
+  }
+  if (value >= static_cast<double>(std::numeric_limits<T>::max())) {
+    return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(value);
+}
+
+}  // namespace
+
+Result<Tensor> Tensor::allocate(DType dtype, std::vector<int64_t> dims) {
+  if (dtype == DType::kUndefined) {
+    return invalid_argument("cannot allocate a tensor of undefined dtype");
+  }
+  SEQRT_ASSIGN_OR_RETURN(int64_t count, checked_num_elements(dims));
+  Tensor tensor;
+  tensor.dtype_ = dtype;
+  tensor.dims_ = std::move(dims);
+  tensor.num_elements_ = count;
+  std::shared_ptr<void> storage = allocate_aligned(tensor.byte_size());
+  if (storage == nullptr) {
+    return make_error(StatusCode::kOutOfMemory,
+                      "cannot allocate {} bytes for a {} tensor of shape {}",
+                      tensor.byte_size(), dtype_name(dtype),
+                      dims_to_string(tensor.dims_));
+  }
+  tensor.data_ = storage.get();
+  tensor.writable_ = true;
+  tensor.owner_ = std::move(storage);
+  return tensor;
+}
+
+Tensor Tensor::view(DType dtype, std::vector<int64_t> dims, const void* data,
+                    std::shared_ptr<const void> owner) {
+  Tensor tensor;
+  tensor.dtype_ = dtype;
+  tensor.dims_ = std::move(dims);
+  Result<int64_t> count = checked_num_elements(tensor.dims_);
+  assert(count.is_ok() && "Tensor::view: caller must validate dims");
+  tensor.num_elements_ = count.is_ok() ? count.value() : 0;
+  tensor.data_ = data;
+  tensor.writable_ = false;
+  tensor.owner_ = std::move(owner);
+  return tensor;
+}
+
+void* Tensor::mutable_data() {
+  assert(writable_ && "writing into a read-only tensor view");
+  return const_cast<void*>(data_);
+}
+
+void Tensor::check_type(DType expected) const {
+  (void)expected;
+  assert(dtype_ == expected && "tensor accessed as the wrong element type");
+}
+
+double Tensor::element_f64(int64_t i) const {
+  const auto* bytes = static_cast<const uint8_t*>(data_);
+  switch (dtype_) {
+    case DType::kF32: return static_cast<const float*>(data_)[i];
+    case DType::kF16:
+      return f16_to_f32(static_cast<const uint16_t*>(data_)[i]);
+    case DType::kBF16:
+      return bf16_to_f32(static_cast<const uint16_t*>(data_)[i]);
+    case DType::kF64: return static_cast<const double*>(data_)[i];
+    case DType::kI8: return static_cast<const int8_t*>(data_)[i];
+    case DType::kU8: return bytes[i];
+    case DType::kI32: return static_cast<const int32_t*>(data_)[i];
+    case DType::kI64:
+      return static_cast<double>(static_cast<const int64_t*>(data_)[i]);
+    case DType::kBool: return bytes[i] != 0 ? 1.0 : 0.0;
+    case DType::kUndefined: break;
+  }
+  return 0.0;
+}
+
+int64_t Tensor::element_i64(int64_t i) const {
+  switch (dtype_) {
+    case DType::kI8: return static_cast<const int8_t*>(data_)[i];
+    case DType::kU8: return static_cast<const uint8_t*>(data_)[i];
+    case DType::kI32: return static_cast<const int32_t*>(data_)[i];
+    case DType::kI64: return static_cast<const int64_t*>(data_)[i];
+    case DType::kBool: return static_cast<const uint8_t*>(data_)[i] != 0;
+    default: return saturating_cast<int64_t>(element_f64(i));
+  }
+}
+
+void Tensor::set_element_f64(int64_t i, double value) {
+  void* data = mutable_data();
+  switch (dtype_) {
+    case DType::kF32:
+      static_cast<float*>(data)[i] = static_cast<float>(value);
+      break;
+    case DType::kF16:
+      static_cast<uint16_t*>(data)[i] = f32_to_f16(static_cast<float>(value));
+      break;
+    case DType::kBF16:
+      static_cast<uint16_t*>(data)[i] = f32_to_bf16(static_cast<float>(value));
+      break;
+    case DType::kF64: static_cast<double*>(data)[i] = value; break;
+    case DType::kBool: static_cast<uint8_t*>(data)[i] = value != 0.0; break;
+    case DType::kUndefined: break;
+    case DType::kI8: set_element_i64(i, saturating_cast<int8_t>(value)); break;
+    case DType::kU8:
+      set_element_i64(i, saturating_cast<uint8_t>(value));
+      break;
+    case DType::kI32:
+      set_element_i64(i, saturating_cast<int32_t>(value));
+      break;
+    case DType::kI64:
+      set_element_i64(i, saturating_cast<int64_t>(value));
+      break;
+  }
+}
+
+void Tensor::set_element_i64(int64_t i, int64_t value) {
+  void* data = mutable_data();
+  switch (dtype_) {
+    case DType::kI8:
+      static_cast<int8_t*>(data)[i] = static_cast<int8_t>(value);
+      break;
+    case DType::kU8:
+      static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(value);
+      break;
+    case DType::kI32:
+      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value);
+      break;
+    case DType::kI64: static_cast<int64_t*>(data)[i] = value; break;
+    case DType::kBool: static_cast<uint8_t*>(data)[i] = value != 0; break;
+    default: set_element_f64(i, static_cast<double>(value)); break;
+  }
+}
+
+Tensor Tensor::clone() const {
+  if (empty()) return Tensor();
+  Result<Tensor> copy = allocate(dtype_, dims_);
+  assert(copy.is_ok());
+  if (byte_size() > 0) {
+    std::memcpy(copy->mutable_data(), data_, byte_size());
+  }
+  return std::move(copy).value();
+}
+
+Result<Tensor> Tensor::reshaped(std::vector<int64_t> dims) const {
+  SEQRT_ASSIGN_OR_RETURN(int64_t count, checked_num_elements(dims));
+  if (count != num_elements_) {
+    return invalid_argument("cannot reshape {} to {}: element counts differ",
+                            dims_to_string(dims_), dims_to_string(dims));
+  }
+  Tensor out = *this;
+  out.dims_ = std::move(dims);
+  return out;
+}
+
+bool Tensor::same_as(const Tensor& other) const {
+  if (dtype_ != other.dtype_ || dims_ != other.dims_) return false;
+  return byte_size() == 0 ||
+         std::memcmp(data_, other.data_, byte_size()) == 0;
+}
+
+}  // namespace seqrt

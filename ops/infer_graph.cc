@@ -1,0 +1,155 @@
+#include "ops/infer_graph.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+namespace seqrt {
+namespace {
+
+Status unknown_ops_error(const Graph& graph, const OpRegistry& registry) {
+  std::vector<std::string> missing;
+  for (const Node& node : graph.nodes) {
+    if (registry.find(node.domain, node.op) == nullptr) {
+      missing.push_back(fmt::format(
+          "{}{} (node '{}')", node.domain.empty() ? "" : node.domain + "::",
+          node.op, node.name));
+    }
+  }
+  if (missing.empty()) return Status::ok();
+  return unsupported("graph '{}' uses {} unknown op(s): {}", graph.name,
+                     missing.size(), fmt::join(missing, ", "));
+}
+
+// Merges an inferred type into a declared one; the declared side wins where
+// it is more specific, a contradiction is an error.
+Status merge_type(const Node& node, Value& value, const ValueInfo& inferred) {
+  if (inferred.dtype != DType::kUndefined) {
+    if (value.dtype != DType::kUndefined && value.dtype != inferred.dtype) {
+      return invalid_model("{}: output '{}' is declared {} but the op gives {}",
+                           node.label(), value.name, dtype_name(value.dtype),
+                           dtype_name(inferred.dtype));
+    }
+    value.dtype = inferred.dtype;
+  }
+  if (!inferred.shape.has_value()) return Status::ok();
+  if (!value.shape.has_value()) {
+    value.shape = inferred.shape;
+    return Status::ok();
+  }
+  Shape& declared = *value.shape;
+  if (declared.rank() != inferred.shape->rank()) {
+    return invalid_model(
+        "{}: output '{}' is declared with shape {} but the op gives {}",
+        node.label(), value.name, declared.to_string(),
+        inferred.shape->to_string());
+  }
+  for (size_t i = 0; i < declared.rank(); ++i) {
+    const Dim& got = (*inferred.shape)[i];
+    if (declared[i].is_fixed() && got.is_fixed() && declared[i] != got) {
+      return invalid_model(
+          "{}: output '{}' is declared with shape {} but the op gives {}",
+          node.label(), value.name, declared.to_string(),
+          inferred.shape->to_string());
+    }
+    if (!declared[i].is_fixed() && !got.is_unknown()) declared[i] = got;
+  }
+  return Status::ok();
+}
+
+// Small integer or float tensors computed at inference time (shape
+// arithmetic such as Shape -> Gather -> Concat -> Reshape); larger tensors
+// are left to constant folding.
+constexpr int64_t kMaxInferredValueElements = 4096;
+
+bool has_subgraph(const Node& node) {
+  for (const auto& [name, attr] : node.attrs) {
+    if (attr.type() == AttrType::kGraph) return true;
+  }
+  return false;
+}
+
+// Evaluates a node whose inputs are all known and small with its reference
+// kernel; returns no values when it cannot.
+std::vector<Tensor> evaluate_known(const Node& node, const OpSchema& schema,
+                                   const std::vector<ValueInfo>& inputs) {
+  if (has_subgraph(node) || inputs.empty()) return {};
+  std::vector<const Tensor*> args;
+  for (const ValueInfo& info : inputs) {
+    if (info.dtype == DType::kUndefined) {
+      args.push_back(nullptr);
+      continue;
+    }
+    if (info.value == nullptr ||
+        info.value->num_elements() > kMaxInferredValueElements) {
+      return {};
+    }
+    args.push_back(info.value);
+  }
+  KernelContext ctx(node, schema, std::move(args));
+  if (!schema.reference(ctx).is_ok()) return {};
+  for (const Tensor& out : ctx.outputs()) {
+    if (out.num_elements() > kMaxInferredValueElements) return {};
+  }
+  return std::move(ctx.outputs());
+}
+
+}  // namespace
+
+Status check_ops(const Graph& graph, const OpRegistry& registry) {
+  SEQRT_RETURN_IF_ERROR(unknown_ops_error(graph, registry));
+  for (const Node& node : graph.nodes) {
+    SEQRT_RETURN_IF_ERROR(
+        check_node(node, *registry.find(node.domain, node.op)));
+    for (const auto& [name, attr] : node.attrs) {
+      if (attr.type() == AttrType::kGraph) {
+        SEQRT_RETURN_IF_ERROR(check_ops(*attr.as_graph(), registry));
+      }
+    }
+  }
+  return Status::ok();
+}
+
+Status infer_graph(Graph& graph, const OpRegistry& registry) {
+  SEQRT_RETURN_IF_ERROR(check_ops(graph, registry));
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, graph.topological_order());
+  std::map<ValueId, Tensor> known(graph.constants.begin(),
+                                  graph.constants.end());
+  auto known_value = [&](ValueId id) -> const Tensor* {
+    auto it = known.find(id);
+    return it == known.end() ? nullptr : &it->second;
+  };
+  for (int index : order) {
+    const Node& node = graph.nodes[index];
+    const OpSchema& schema = *registry.find(node.domain, node.op);
+    std::vector<ValueInfo> inputs;
+    inputs.reserve(node.inputs.size());
+    for (ValueId id : node.inputs) {
+      if (id == kNoValue) {
+        inputs.emplace_back();
+        continue;
+      }
+      const Value& value = graph.value(id);
+      if (value.dtype == DType::kUndefined) {
+        return invalid_model("{}: input '{}' has no known dtype", node.label(),
+                             value.name);
+      }
+      inputs.push_back(ValueInfo{value.dtype, value.shape, known_value(id)});
+    }
+    std::vector<Tensor> values = evaluate_known(node, schema, inputs);
+    InferContext ctx(node, schema, std::move(inputs));
+    SEQRT_RETURN_IF_ERROR(schema.infer(ctx));
+    if (values.empty()) values = ctx.output_values();
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (node.outputs[i] == kNoValue) continue;
+      SEQRT_RETURN_IF_ERROR(
+          merge_type(node, graph.value(node.outputs[i]), ctx.outputs()[i]));
+      if (i < values.size() && !values[i].empty()) {
+        known[node.outputs[i]] = values[i];
+      }
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace seqrt

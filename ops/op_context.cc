@@ -1,0 +1,58 @@
+#include "ops/op_context.h"
+
+#include "ops/op_schema.h"
+
+namespace seqrt {
+
+const Attribute& OpContext::attr(const std::string& name) const {
+  if (const Attribute* value = node_.attr(name)) return *value;
+  const AttrSpec* spec = schema_.find_attr(name);
+  assert(spec != nullptr && spec->default_value.has_value() &&
+         "attribute read without a value or default; check has_attr()");
+  return *spec->default_value;
+}
+
+bool OpContext::has_attr(const std::string& name) const {
+  if (node_.attr(name) != nullptr) return true;
+  const AttrSpec* spec = schema_.find_attr(name);
+  return spec != nullptr && spec->default_value.has_value();
+}
+
+int64_t OpContext::attr_int(const std::string& name) const {
+  return attr(name).as_int();
+}
+float OpContext::attr_float(const std::string& name) const {
+  return attr(name).as_float();
+}
+const std::string& OpContext::attr_string(const std::string& name) const {
+  return attr(name).as_string();
+}
+const std::vector<int64_t>& OpContext::attr_ints(
+    const std::string& name) const {
+  return attr(name).as_ints();
+}
+const std::vector<float>& OpContext::attr_floats(
+    const std::string& name) const {
+  return attr(name).as_floats();
+}
+const std::vector<std::string>& OpContext::attr_strings(
+    const std::string& name) const {
+  return attr(name).as_strings();
+}
+const Tensor& OpContext::attr_tensor(const std::string& name) const {
+  return attr(name).as_tensor();
+}
+const std::shared_ptr<Graph>& OpContext::attr_graph(
+    const std::string& name) const {
+  return attr(name).as_graph();
+}
+
+Result<Tensor*> KernelContext::allocate_output(size_t i, DType dtype,
+                                               std::vector<int64_t> dims) {
+  Result<Tensor> tensor = Tensor::allocate(dtype, std::move(dims));
+  if (!tensor.is_ok()) return tensor.status().with_context(node().label());
+  outputs_[i] = std::move(tensor).value();
+  return &outputs_[i];
+}
+
+}  // namespace seqrt

@@ -1,0 +1,143 @@
+// What an op's inference function and reference kernel see of a node.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "graph/graph.h"
+
+namespace seqrt {
+
+struct OpSchema;
+
+// Typed attribute access with the schema's defaults, and error messages
+// prefixed with the node's label: "[Softmax] node 'sm': axis 5 out of range".
+class OpContext {
+ public:
+  OpContext(const Node& node, const OpSchema& schema)
+      : node_(node), schema_(schema) {}
+
+  const Node& node() const { return node_; }
+  const OpSchema& schema() const { return schema_; }
+
+  bool has_attr(const std::string& name) const;  // set, or has a default
+  int64_t attr_int(const std::string& name) const;
+  float attr_float(const std::string& name) const;
+  const std::string& attr_string(const std::string& name) const;
+  const std::vector<int64_t>& attr_ints(const std::string& name) const;
+  const std::vector<float>& attr_floats(const std::string& name) const;
+  const std::vector<std::string>& attr_strings(const std::string& name) const;
+  const Tensor& attr_tensor(const std::string& name) const;
+  const std::shared_ptr<Graph>& attr_graph(const std::string& name) const;
+
+  template <typename... Args>
+  Status error(fmt::format_string<Args...> format, Args&&... args) const {
+    return Status(StatusCode::kInvalidArgument,
+                  node_.label() + ": " +
+                      fmt::format(format, std::forward<Args>(args)...));
+  }
+  template <typename... Args>
+  Status unsupported_error(fmt::format_string<Args...> format,
+                           Args&&... args) const {
+    return Status(StatusCode::kUnsupported,
+                  node_.label() + ": " +
+                      fmt::format(format, std::forward<Args>(args)...));
+  }
+
+ private:
+  // The node's attribute or the schema default; asserts the schema knows it.
+  const Attribute& attr(const std::string& name) const;
+
+  const Node& node_;
+  const OpSchema& schema_;
+};
+
+// Static type of one input as known at inference time.
+struct ValueInfo {
+  DType dtype = DType::kUndefined;
+  std::optional<Shape> shape;    // nullopt: rank unknown
+  const Tensor* value = nullptr;  // set when the input is a known constant
+};
+
+class InferContext : public OpContext {
+ public:
+  InferContext(const Node& node, const OpSchema& schema,
+               std::vector<ValueInfo> inputs)
+      : OpContext(node, schema),
+        inputs_(std::move(inputs)),
+        outputs_(node.outputs.size()) {}
+
+  size_t num_inputs() const { return inputs_.size(); }
+  bool has_input(size_t i) const {
+    return i < inputs_.size() && inputs_[i].dtype != DType::kUndefined;
+  }
+  const ValueInfo& input(size_t i) const { return inputs_[i]; }
+  DType input_dtype(size_t i) const { return inputs_[i].dtype; }
+  const std::optional<Shape>& input_shape(size_t i) const {
+    return inputs_[i].shape;
+  }
+  const Tensor* input_value(size_t i) const { return inputs_[i].value; }
+
+  size_t num_outputs() const { return outputs_.size(); }
+  void set_output(size_t i, DType dtype, std::optional<Shape> shape) {
+    outputs_[i] = ValueInfo{dtype, std::move(shape), nullptr};
+  }
+  // Records the value of output i when inference can tell it without the
+  // data (Shape of a fixed-shape input), so later nodes see it as constant.
+  void set_output_value(size_t i, Tensor value) {
+    output_values_.resize(outputs_.size());
+    output_values_[i] = std::move(value);
+  }
+  const std::vector<ValueInfo>& outputs() const { return outputs_; }
+  // Empty tensors where no value is known.
+  const std::vector<Tensor>& output_values() const { return output_values_; }
+
+ private:
+  std::vector<ValueInfo> inputs_;
+  std::vector<ValueInfo> outputs_;
+  std::vector<Tensor> output_values_;
+};
+
+// Runs a subgraph (If branches, Scan/RungeKutta bodies) for reference
+// kernels; the executor provides it. `inputs` follow the subgraph's inputs;
+// captures are resolved from the enclosing scope by the executor.
+using SubgraphRunner = std::function<Result<std::vector<Tensor>>(
+    const Graph& body, const std::vector<Tensor>& inputs)>;
+
+class KernelContext : public OpContext {
+ public:
+  KernelContext(const Node& node, const OpSchema& schema,
+                std::vector<const Tensor*> inputs,
+                SubgraphRunner run_subgraph = nullptr)
+      : OpContext(node, schema),
+        inputs_(std::move(inputs)),
+        outputs_(node.outputs.size()),
+        run_subgraph_(std::move(run_subgraph)) {}
+
+  size_t num_inputs() const { return inputs_.size(); }
+  // Null when the optional input is omitted.
+  const Tensor* input(size_t i) const {
+    return i < inputs_.size() ? inputs_[i] : nullptr;
+  }
+  bool has_input(size_t i) const { return input(i) != nullptr; }
+
+  size_t num_outputs() const { return outputs_.size(); }
+  // Allocates output i (zero-filled) and returns it for writing.
+  Result<Tensor*> allocate_output(size_t i, DType dtype,
+                                  std::vector<int64_t> dims);
+  void set_output(size_t i, Tensor tensor) { outputs_[i] = std::move(tensor); }
+  std::vector<Tensor>& outputs() { return outputs_; }
+
+  const SubgraphRunner& run_subgraph() const { return run_subgraph_; }
+
+ private:
+  std::vector<const Tensor*> inputs_;
+  std::vector<Tensor> outputs_;
+  SubgraphRunner run_subgraph_;
+};
+
+}  // namespace seqrt

@@ -1,0 +1,54 @@
+// One definition per op: schema (inputs, outputs, typed attributes with
+// defaults), shape/dtype inference and the reference kernel. See README.md.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "ops/op_context.h"
+
+namespace seqrt {
+
+struct ParamSpec {
+  std::string name;
+  bool optional = false;  // may be omitted (kNoValue) or left off the end
+  bool variadic = false;  // only the last parameter: one or more values
+};
+
+struct AttrSpec {
+  std::string name;
+  AttrType type = AttrType::kInt;
+  // Default when the node omits it; no default and !required means the
+  // attribute is simply absent (the op checks has_attr()).
+  std::optional<Attribute> default_value;
+  bool required = false;
+  // For string attributes: the allowed values (empty: any).
+  std::vector<std::string> allowed;
+};
+
+using InferFn = std::function<Status(InferContext&)>;
+using ReferenceFn = std::function<Status(KernelContext&)>;
+
+struct OpSchema {
+  std::string domain;  // kOnnxDomain ("") or kSeqrtDomain
+  std::string name;
+  std::string doc;     // one line
+  std::vector<ParamSpec> inputs;
+  std::vector<ParamSpec> outputs;
+  std::vector<AttrSpec> attrs;
+  InferFn infer;          // sets every output's dtype and shape
+  ReferenceFn reference;  // the specification; allocates its outputs
+
+  const AttrSpec* find_attr(const std::string& attr_name) const;
+  // "seqrt::SelectiveScan" or "MatMul".
+  std::string qualified_name() const;
+};
+
+// Checks a node against its schema: input/output counts, required inputs,
+// attribute names, types, required attributes and allowed string values.
+Status check_node(const Node& node, const OpSchema& schema);
+
+}  // namespace seqrt

@@ -1,0 +1,38 @@
+#include <random>
+
+#include "tests/conformance/op_case.h"
+
+namespace seqrt {
+
+Tensor random_tensor(DType dtype, std::vector<int64_t> dims, uint64_t seed,
+                     double lo, double hi) {
+  Tensor tensor = Tensor::allocate(dtype, std::move(dims)).value();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(lo, hi);
+  for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+    double x = uniform(rng);
+    if (dtype == DType::kBool) {
+      tensor.set_element_i64(i, x >= (lo + hi) / 2 ? 1 : 0);
+    } else if (is_integer(dtype)) {
+      tensor.set_element_i64(i, static_cast<int64_t>(std::floor(x)));
+    } else {
+      tensor.set_element_f64(i, x);
+    }
+  }
+  return tensor;
+}
+
+const std::vector<OpCase>& all_op_cases() {
+  static const std::vector<OpCase> cases = [] {
+    std::vector<OpCase> all;
+    add_elementwise_cases(all);
+    add_nn_cases(all);
+    add_reduce_cases(all);
+    add_linalg_cases(all);
+    add_shape_cases(all);
+    return all;
+  }();
+  return cases;
+}
+
+}  // namespace seqrt

@@ -1,0 +1,47 @@
+// A conformance case: one op with attributes and concrete inputs. The
+// harness runs it on every compiled backend and compares with the op's
+// reference kernel called directly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace seqrt {
+
+struct OpCase {
+  std::string name;  // unique within its op: "broadcast_rank3"
+  std::string op;
+  std::string domain = kOnnxDomain;
+  AttrMap attrs;
+  // Empty Tensor = omitted optional input.
+  std::vector<Tensor> inputs;
+  // Inputs the graph holds as constants rather than graph inputs (for
+  // example Reshape's shape, which inference needs to know).
+  std::vector<bool> constant_inputs;
+  size_t num_outputs = 1;
+  // |got - want| <= atol + rtol * |want| elementwise.
+  double rtol = 1e-5;
+  double atol = 1e-6;
+  // The reference kernel must fail on this case (bad shapes, bad
+  // attributes); the harness checks every backend fails too.
+  bool expect_error = false;
+};
+
+// Deterministic pseudo-random tensors for cases (uniform in [lo, hi);
+// integer dtypes get integers in that range, bool gets lo/hi coin flips).
+Tensor random_tensor(DType dtype, std::vector<int64_t> dims, uint64_t seed,
+                     double lo = -1.0, double hi = 1.0);
+
+// Each ops/ folder has a cases file; tests/conformance/cases.cc calls all.
+void add_elementwise_cases(std::vector<OpCase>& cases);
+void add_nn_cases(std::vector<OpCase>& cases);
+void add_reduce_cases(std::vector<OpCase>& cases);
+void add_linalg_cases(std::vector<OpCase>& cases);
+void add_shape_cases(std::vector<OpCase>& cases);
+
+// Every case of every op.
+const std::vector<OpCase>& all_op_cases();
+
+}  // namespace seqrt
