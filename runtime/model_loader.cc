@@ -1,0 +1,70 @@
+#include "runtime/model_loader.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "importers/native/reader.h"
+#include "ops/infer_graph.h"
+
+namespace seqrt {
+namespace {
+
+// Enough bytes for every format's magic.
+constexpr size_t kProbeBytes = 16;
+
+std::string lower_extension(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+    return "";
+  }
+  std::string extension = path.substr(dot);
+  for (char& c : extension) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return extension;
+}
+
+}  // namespace
+
+Result<ModelFormat> detect_model_format(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    int error = errno;
+    return Status(
+        error == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
+        fmt::format("cannot open model '{}': {}", path, std::strerror(error)));
+  }
+  uint8_t head[kProbeBytes] = {};
+  size_t got = std::fread(head, 1, sizeof(head), file);
+  std::fclose(file);
+  if (looks_like_seqrt(head, got)) return ModelFormat::kSeqrt;
+
+  std::string extension = lower_extension(path);
+  // A .seqrt file without the magic is damaged: the native reader says how.
+  if (extension == ".seqrt") return ModelFormat::kSeqrt;
+  if (extension == ".onnx") return ModelFormat::kOnnx;
+  return invalid_argument(
+      "'{}' is not a model seqrt can load: it does not start with the .seqrt "
+      "identifier and its extension is not .seqrt or .onnx",
+      path);
+}
+
+Result<Graph> load_model(const std::string& path) {
+  SEQRT_ASSIGN_OR_RETURN(ModelFormat format, detect_model_format(path));
+  if (format == ModelFormat::kOnnx) {
+    return unsupported(
+        "'{}': ONNX import is not in this build yet (it lands with the ONNX "
+        "importer); load a .seqrt file instead",
+        path);
+  }
+  SEQRT_ASSIGN_OR_RETURN(Graph graph, read_seqrt_file(path));
+  Status inferred = infer_graph(graph);
+  if (!inferred.is_ok())
+    return inferred.with_context(fmt::format("'{}'", path));
+  return graph;
+}
+
+}  // namespace seqrt

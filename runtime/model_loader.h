@@ -1,0 +1,29 @@
+// Loading a model file into a type-checked Graph, whatever its format.
+//
+// The format is told by content first (the .seqrt magic), then by the
+// file's extension, so a renamed .seqrt file still loads and a truncated
+// one still gets the native reader's precise error.
+#pragma once
+
+#include <string>
+
+#include "graph/graph.h"
+#include "graph/status.h"
+
+namespace seqrt {
+
+enum class ModelFormat {
+  kSeqrt,  // seqrt's own FlatBuffers format
+  kOnnx,   // ONNX protobuf: needs the ONNX importer
+};
+
+// Which importer `path` needs. kNotFound when the file cannot be opened;
+// kInvalidArgument when neither its content nor its extension says.
+Result<ModelFormat> detect_model_format(const std::string& path);
+
+// Reads the model with the importer its format needs, then runs
+// infer_graph() so every value has its dtype and shape. ONNX files give a
+// kUnsupported error until the ONNX importer is part of the build.
+Result<Graph> load_model(const std::string& path);
+
+}  // namespace seqrt

@@ -1,0 +1,169 @@
+#include "runtime/session.h"
+
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "graph/verifier.h"
+#include "ops/infer_graph.h"
+#include "runtime/backend_registry.h"
+#include "runtime/model_loader.h"
+
+namespace seqrt {
+namespace {
+
+std::string input_names(const Graph& graph) {
+  std::vector<std::string> names;
+  for (ValueId id : graph.inputs) names.push_back(graph.value(id).name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+const StatePair* state_pair_of(const Graph& graph, ValueId input) {
+  for (const StatePair& pair : graph.state_pairs) {
+    if (pair.input == input) return &pair;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Session::Session(Graph graph, SessionOptions options,
+                 std::unique_ptr<Backend> backend,
+                 std::unique_ptr<Executable> executable)
+    : graph_(std::move(graph)),
+      options_(std::move(options)),
+      backend_(std::move(backend)),
+      executable_(std::move(executable)) {}
+
+Result<std::unique_ptr<Session>> Session::create(Graph graph,
+                                                 SessionOptions options) {
+  std::string context = fmt::format("graph '{}'", graph.name);
+  Status status = verify_graph(graph);
+  if (status.is_ok()) status = infer_graph(graph);
+  if (!status.is_ok()) return status.with_context(context);
+
+  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
+                         create_backend(options.backend));
+  Result<std::unique_ptr<Executable>> executable =
+      backend->compile(graph, options.compile);
+  if (!executable.is_ok()) {
+    return executable.status().with_context(
+        fmt::format("compiling {} for backend '{}'", context, options.backend));
+  }
+  return std::unique_ptr<Session>(
+      new Session(std::move(graph), std::move(options), std::move(backend),
+                  std::move(executable).value()));
+}
+
+Result<std::unique_ptr<Session>> Session::load(const std::string& path,
+                                               SessionOptions options) {
+  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(path));
+  return create(std::move(graph), std::move(options));
+}
+
+Status Session::check_feed_names(
+    const std::map<std::string, Tensor>& feeds) const {
+  std::vector<std::string> unknown;
+  for (const auto& [name, tensor] : feeds) {
+    bool found = false;
+    for (ValueId id : graph_.inputs) found |= graph_.value(id).name == name;
+    if (!found) unknown.push_back("'" + name + "'");
+  }
+  if (unknown.empty()) return Status::ok();
+  return invalid_argument("graph '{}' has no input {}; its inputs are: {}",
+                          graph_.name, fmt::join(unknown, ", "),
+                          input_names(graph_));
+}
+
+std::map<std::string, int64_t> Session::bind_symbols(
+    const std::map<std::string, Tensor>& feeds) const {
+  std::map<std::string, int64_t> symbols = options_.compile.dim_bindings;
+  for (ValueId id : graph_.inputs) {
+    const Value& value = graph_.value(id);
+    auto fed = feeds.find(value.name);
+    if (fed == feeds.end() || !value.shape) continue;
+    // A rank mismatch is reported by the executable's input check.
+    if (value.shape->rank() != fed->second.rank()) continue;
+    for (size_t d = 0; d < value.shape->rank(); ++d) {
+      const Dim& dim = (*value.shape)[d];
+      if (dim.is_symbol())
+        symbols.emplace(dim.symbol_name(), fed->second.dim(d));
+    }
+  }
+  return symbols;
+}
+
+Result<Tensor> Session::initial_state(
+    const StatePair& pair,
+    const std::map<std::string, int64_t>& symbols) const {
+  if (pair.initial) return *pair.initial;
+  const Value& value = graph_.value(pair.input);
+  if (!value.shape) {
+    return invalid_argument(
+        "state input '{}' of graph '{}' is not fed and its rank is unknown, "
+        "so its zero state cannot be made; feed it",
+        value.name, graph_.name);
+  }
+  std::vector<int64_t> dims;
+  for (const Dim& dim : value.shape->dims()) {
+    if (dim.is_fixed()) {
+      dims.push_back(dim.value());
+      continue;
+    }
+    auto bound =
+        dim.is_symbol() ? symbols.find(dim.symbol_name()) : symbols.end();
+    if (bound == symbols.end()) {
+      return invalid_argument(
+          "state input '{}' of graph '{}' is not fed and its shape {} has dim "
+          "'{}' that no fed input or dim binding determines; feed it or bind "
+          "the dim",
+          value.name, graph_.name, value.shape->to_string(), dim.to_string());
+    }
+    dims.push_back(bound->second);
+  }
+  Result<Tensor> zeros = Tensor::allocate(value.dtype, dims);
+  if (!zeros.is_ok()) {
+    return zeros.status().with_context(
+        fmt::format("zero state for input '{}'", value.name));
+  }
+  return zeros;
+}
+
+Result<std::map<std::string, Tensor>> Session::run(
+    const std::map<std::string, Tensor>& feeds) const {
+  SEQRT_RETURN_IF_ERROR(check_feed_names(feeds));
+  std::map<std::string, int64_t> symbols = bind_symbols(feeds);
+  std::vector<Tensor> inputs;
+  std::vector<std::string> missing;
+  for (ValueId id : graph_.inputs) {
+    const std::string& name = graph_.value(id).name;
+    auto fed = feeds.find(name);
+    if (fed != feeds.end()) {
+      inputs.push_back(fed->second);
+    } else if (const StatePair* pair = state_pair_of(graph_, id)) {
+      SEQRT_ASSIGN_OR_RETURN(Tensor state, initial_state(*pair, symbols));
+      inputs.push_back(std::move(state));
+    } else {
+      missing.push_back("'" + name + "'");
+    }
+  }
+  if (!missing.empty()) {
+    return invalid_argument("graph '{}': no tensor fed for input {}",
+                            graph_.name, fmt::join(missing, ", "));
+  }
+  SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> results, executable_->run(inputs));
+  if (results.size() != graph_.outputs.size()) {
+    return internal_error(
+        "backend '{}' returned {} outputs for graph '{}', "
+        "which has {}",
+        options_.backend, results.size(), graph_.name, graph_.outputs.size());
+  }
+  std::map<std::string, Tensor> outputs;
+  for (size_t i = 0; i < results.size(); ++i) {
+    outputs[graph_.value(graph_.outputs[i]).name] = std::move(results[i]);
+  }
+  return outputs;
+}
+
+}  // namespace seqrt

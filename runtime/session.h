@@ -1,0 +1,73 @@
+// A model ready to run on one backend: the graph is type-checked and
+// compiled once, at creation; run() binds inputs by name.
+//
+//   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+//                          Session::load("model.seqrt", {}));
+//   SEQRT_ASSIGN_OR_RETURN(auto outputs, session->run({{"tokens", tokens}}));
+//   const Tensor& logits = outputs.at("logits");
+//
+// State pairs (DESIGN.md §4): an unfed state input starts from the pair's
+// initial value, or zeros of the input's shape, so the first call of a
+// stateful model needs no state tensors. Feed the previous call's present_*
+// outputs to carry state across calls.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+
+namespace seqrt {
+
+struct SessionOptions {
+  std::string backend = "reference";  // a name of compiled_backends()
+  CompileOptions compile;
+};
+
+class Session {
+ public:
+  // Verifies and type-checks `graph`, creates the backend and compiles.
+  static Result<std::unique_ptr<Session>> create(Graph graph,
+                                                 SessionOptions options = {});
+  // load_model() (runtime/model_loader.h), then create().
+  static Result<std::unique_ptr<Session>> load(const std::string& path,
+                                               SessionOptions options = {});
+
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const Graph& graph() const { return graph_; }
+  const SessionOptions& options() const { return options_; }
+  const DeviceInfo& device_info() const { return backend_->device_info(); }
+
+  // Runs the compiled graph. `feeds` maps graph input names to tensors;
+  // returns every graph output by name. Unknown feed names and unfed
+  // inputs (other than state inputs) are errors naming them. Safe to call
+  // from several threads at once.
+  Result<std::map<std::string, Tensor>> run(
+      const std::map<std::string, Tensor>& feeds) const;
+
+ private:
+  Session(Graph graph, SessionOptions options, std::unique_ptr<Backend> backend,
+          std::unique_ptr<Executable> executable);
+
+  Status check_feed_names(const std::map<std::string, Tensor>& feeds) const;
+  // Sizes of symbolic dims: the compile bindings, then the fed inputs.
+  std::map<std::string, int64_t> bind_symbols(
+      const std::map<std::string, Tensor>& feeds) const;
+  // The tensor for an unfed state input: its initial value or zeros.
+  Result<Tensor> initial_state(
+      const StatePair& pair,
+      const std::map<std::string, int64_t>& symbols) const;
+
+  Graph graph_;
+  SessionOptions options_;
+  // Declared before the executable so that it outlives it.
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Executable> executable_;
+};
+
+}  // namespace seqrt

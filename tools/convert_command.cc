@@ -1,0 +1,53 @@
+// seqrt convert IN OUT: reads a model, verifies it and writes it as .seqrt.
+// Until the ONNX importer lands, IN must itself be a .seqrt file.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "graph/verifier.h"
+#include "importers/native/writer.h"
+#include "runtime/model_loader.h"
+#include "tools/command.h"
+
+namespace seqrt {
+namespace {
+
+struct ConvertOptions {
+  std::string input;
+  std::string output;
+};
+
+Status convert_model(const ConvertOptions& options) {
+  std::string extension =
+      std::filesystem::path(options.output).extension().string();
+  if (extension != ".seqrt") {
+    return unsupported("'{}': convert writes .seqrt files only",
+                       options.output);
+  }
+  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(options.input));
+  Status verified = verify_graph(graph);
+  if (!verified.is_ok()) {
+    return verified.with_context(fmt::format("'{}'", options.input));
+  }
+  // The writer renames a finished temporary file into place, so writing
+  // over the input, whose constants are mapped, is safe.
+  SEQRT_RETURN_IF_ERROR(write_seqrt_file(graph, options.output));
+  fmt::print("wrote {}: graph '{}', {} nodes, {} constants\n", options.output,
+             graph.name, graph.nodes.size(), graph.constants.size());
+  return Status::ok();
+}
+
+}  // namespace
+
+Command add_convert_command(CLI::App& app) {
+  auto options = std::make_shared<ConvertOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "convert", "Read a model, verify it and write it as a .seqrt file");
+  sub->add_option("IN", options->input, "Model to read (.seqrt)")->required();
+  sub->add_option("OUT", options->output, "File to write (.seqrt)")->required();
+  return {sub, [options] { return convert_model(*options); }};
+}
+
+}  // namespace seqrt

@@ -1,0 +1,118 @@
+// seqrt inspect FILE [--graph]: what a model takes, returns and contains.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "graph/printer.h"
+#include "runtime/model_loader.h"
+#include "tools/command.h"
+
+namespace seqrt {
+namespace {
+
+struct InspectOptions {
+  std::string model;
+  bool print_graph = false;
+};
+
+std::string type_text(const Value& value) {
+  return fmt::format("{} {}", dtype_name(value.dtype),
+                     value.shape ? value.shape->to_string() : "(rank unknown)");
+}
+
+void print_values(const Graph& graph, const char* title,
+                  const std::vector<ValueId>& ids) {
+  fmt::print("{} ({}):\n", title, ids.size());
+  for (ValueId id : ids) {
+    fmt::print("  {}: {}\n", graph.value(id).name, type_text(graph.value(id)));
+  }
+}
+
+// Most frequent first, then by name, so the output is stable.
+void print_op_counts(const Graph& graph) {
+  std::map<std::string, int> counts;
+  for (const Node& node : graph.nodes) {
+    ++counts[node.domain.empty() ? node.op : node.domain + "::" + node.op];
+  }
+  std::vector<std::pair<std::string, int>> sorted(counts.begin(), counts.end());
+  std::stable_sort(
+      sorted.begin(), sorted.end(),
+      [](const auto& a, const auto& b) { return a.second > b.second; });
+  fmt::print("ops ({} nodes):\n", graph.nodes.size());
+  for (const auto& [op, count] : sorted) fmt::print("  {:<24} {}\n", op, count);
+}
+
+std::string human_bytes(uint64_t bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{} B", bytes)
+                   : fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+void print_parameters(const Graph& graph) {
+  uint64_t elements = 0;
+  uint64_t bytes = 0;
+  for (const auto& [id, tensor] : graph.constants) {
+    elements += static_cast<uint64_t>(tensor.num_elements());
+    bytes += tensor.byte_size();
+  }
+  fmt::print("parameters: {} in {} constants, {} bytes ({})\n", elements,
+             graph.constants.size(), bytes, human_bytes(bytes));
+}
+
+void print_state_pairs(const Graph& graph) {
+  fmt::print("state pairs ({}):\n", graph.state_pairs.size());
+  for (const StatePair& pair : graph.state_pairs) {
+    fmt::print("  {} -> {}: {} (initial: {})\n", graph.value(pair.input).name,
+               graph.value(pair.output).name,
+               type_text(graph.value(pair.input)),
+               pair.initial ? "given" : "zeros");
+  }
+}
+
+void print_metadata(const Graph& graph) {
+  fmt::print("metadata ({}):\n", graph.metadata.size());
+  for (const auto& [key, value] : graph.metadata) {
+    fmt::print("  {}: {}\n", key, value);
+  }
+}
+
+Status run_inspect(const InspectOptions& options) {
+  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(options.model));
+  fmt::print("model: {}\n", options.model);
+  fmt::print("graph: {}\n", graph.name);
+  print_values(graph, "inputs", graph.inputs);
+  print_values(graph, "outputs", graph.outputs);
+  print_op_counts(graph);
+  print_parameters(graph);
+  print_state_pairs(graph);
+  print_metadata(graph);
+  if (options.print_graph) fmt::print("\n{}", print_graph(graph));
+  return Status::ok();
+}
+
+}  // namespace
+
+Command add_inspect_command(CLI::App& app) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "inspect",
+      "Show a model's inputs, outputs, op counts, parameters, state pairs and "
+      "metadata");
+  sub->add_option("FILE", options->model, "Model file (.seqrt)")->required();
+  sub->add_flag("--graph", options->print_graph,
+                "Also print every node of the graph");
+  return {sub, [options] { return run_inspect(*options); }};
+}
+
+}  // namespace seqrt

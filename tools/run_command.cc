@@ -1,0 +1,211 @@
+// seqrt run FILE --input NAME=PATH ... [--output-dir DIR] [--backend NAME]
+// [--repeat N]: runs a model on tensors from .npy files.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "importers/tensor/npy.h"
+#include "runtime/backend_registry.h"
+#include "runtime/model_loader.h"
+#include "runtime/session.h"
+#include "tools/command.h"
+
+namespace seqrt {
+namespace {
+
+// Values shown per output in the summary printed without --output-dir.
+constexpr int64_t kSummaryValues = 8;
+constexpr int kMaxRepeat = 1000000;
+
+struct RunOptions {
+  std::string model;
+  std::vector<std::string> inputs;  // NAME=PATH
+  std::string output_dir;
+  std::string backend = "reference";
+  int repeat = 1;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double elapsed_ms(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid]
+                                : (values[mid - 1] + values[mid]) / 2;
+}
+
+Result<Tensor> read_input_file(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  if (extension == ".npy") return read_npy_file(path);
+  if (extension == ".pb") {
+    return unsupported(
+        "'{}': ONNX TensorProto inputs (.pb) are not in this build yet (they "
+        "land with the ONNX importer); use .npy",
+        path);
+  }
+  return invalid_argument("'{}': input files must be .npy", path);
+}
+
+// --input NAME=PATH, each name once.
+Result<std::map<std::string, Tensor>> read_feeds(
+    const std::vector<std::string>& specs) {
+  std::map<std::string, Tensor> feeds;
+  for (const std::string& spec : specs) {
+    size_t equals = spec.find('=');
+    if (equals == std::string::npos || equals == 0 ||
+        equals + 1 == spec.size()) {
+      return invalid_argument("--input '{}' must have the form NAME=PATH",
+                              spec);
+    }
+    std::string name = spec.substr(0, equals);
+    if (feeds.count(name) != 0) {
+      return invalid_argument("--input '{}' is given twice", name);
+    }
+    Result<Tensor> tensor = read_input_file(spec.substr(equals + 1));
+    if (!tensor.is_ok()) {
+      return tensor.status().with_context(fmt::format("input '{}'", name));
+    }
+    feeds.emplace(name, std::move(tensor).value());
+  }
+  return feeds;
+}
+
+// DESIGN.md §8: characters outside [A-Za-z0-9_.-] become '_'.
+std::string output_file_name(const std::string& output_name) {
+  std::string file = output_name;
+  for (char& c : file) {
+    bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    if (!keep) c = '_';
+  }
+  return file + ".npy";
+}
+
+Status write_outputs(const std::map<std::string, Tensor>& outputs,
+                     const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return io_error("cannot create output directory '{}': {}", dir,
+                    error.message());
+  }
+  std::set<std::string> files;
+  for (const auto& [name, tensor] : outputs) {
+    std::string file = output_file_name(name);
+    if (!files.insert(file).second) {
+      return invalid_argument(
+          "outputs '{}' and another output both map to file '{}'", name, file);
+    }
+    std::string path = (std::filesystem::path(dir) / file).string();
+    SEQRT_RETURN_IF_ERROR(write_npy_file(tensor, path));
+    fmt::print("wrote {}: {} {}\n", path, dtype_name(tensor.dtype()),
+               dims_to_string(tensor.dims()));
+  }
+  return Status::ok();
+}
+
+std::string element_text(const Tensor& tensor, int64_t i) {
+  if (is_float(tensor.dtype()))
+    return fmt::format("{:.6g}", tensor.element_f64(i));
+  return fmt::format("{}", tensor.element_i64(i));
+}
+
+void print_summary(const std::string& name, const Tensor& tensor) {
+  fmt::print("{}: {} {}", name, dtype_name(tensor.dtype()),
+             dims_to_string(tensor.dims()));
+  double min = INFINITY, max = -INFINITY, sum = 0;
+  int64_t nans = 0;
+  for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+    double value = tensor.element_f64(i);
+    if (std::isnan(value)) {
+      ++nans;
+      continue;
+    }
+    min = std::min(min, value);
+    max = std::max(max, value);
+    sum += value;
+  }
+  int64_t counted = tensor.num_elements() - nans;
+  if (counted > 0) {
+    fmt::print("  min {:.6g} max {:.6g} mean {:.6g}", min, max,
+               sum / static_cast<double>(counted));
+  }
+  if (nans > 0) fmt::print("  nan {}", nans);
+  std::vector<std::string> first;
+  int64_t shown = std::min(tensor.num_elements(), kSummaryValues);
+  for (int64_t i = 0; i < shown; ++i) first.push_back(element_text(tensor, i));
+  fmt::print("  [{}{}]\n", fmt::join(first, ", "),
+             shown < tensor.num_elements() ? ", ..." : "");
+}
+
+Status run_model(const RunOptions& options) {
+  Clock::time_point start = Clock::now();
+  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(options.model));
+  double load_ms = elapsed_ms(start);
+
+  SessionOptions session_options;
+  session_options.backend = options.backend;
+  start = Clock::now();
+  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                         Session::create(std::move(graph), session_options));
+  double compile_ms = elapsed_ms(start);
+
+  SEQRT_ASSIGN_OR_RETURN(auto feeds, read_feeds(options.inputs));
+  std::map<std::string, Tensor> outputs;
+  std::vector<double> run_ms;
+  for (int i = 0; i < options.repeat; ++i) {
+    start = Clock::now();
+    SEQRT_ASSIGN_OR_RETURN(outputs, session->run(feeds));
+    run_ms.push_back(elapsed_ms(start));
+  }
+
+  if (options.output_dir.empty()) {
+    for (const auto& [name, tensor] : outputs) print_summary(name, tensor);
+  } else {
+    SEQRT_RETURN_IF_ERROR(write_outputs(outputs, options.output_dir));
+  }
+  fmt::print(
+      "time: load {:.3f} ms, compile {:.3f} ms, run {:.3f} ms (median "
+      "of {} on backend '{}')\n",
+      load_ms, compile_ms, median(run_ms), options.repeat, options.backend);
+  return Status::ok();
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "run", "Run a model on inputs from .npy files and report its outputs");
+  sub->add_option("FILE", options->model, "Model file (.seqrt)")->required();
+  sub->add_option("-i,--input", options->inputs,
+                  "Graph input NAME=PATH (.npy); repeat for each input")
+      ->allow_extra_args(false);
+  sub->add_option("-o,--output-dir", options->output_dir,
+                  "Write each output as DIR/<output name>.npy instead of "
+                  "printing a summary");
+  sub->add_option("-b,--backend", options->backend,
+                  fmt::format("Backend to run on ({})",
+                              fmt::join(compiled_backends(), ", ")))
+      ->capture_default_str();
+  sub->add_option("-r,--repeat", options->repeat,
+                  "Run N times; the run time reported is the median")
+      ->check(CLI::Range(1, kMaxRepeat))
+      ->capture_default_str();
+  return {sub, [options] { return run_model(*options); }};
+}
+
+}  // namespace seqrt
