@@ -1,0 +1,65 @@
+// Cast (opset 25): converts every element to the dtype named by `to`, an
+// ONNX TensorProto data-type code.
+#include "ops/elementwise/type_support.h"
+#include "ops/registry.h"
+
+namespace seqrt {
+namespace {
+
+Status infer_cast(InferContext& ctx) {
+  SEQRT_RETURN_IF_ERROR(
+      check_input_dtype(ctx, "input 'input'", ctx.input_dtype(0), kAllTypes));
+  SEQRT_ASSIGN_OR_RETURN(DType to,
+                         dtype_from_onnx_code(ctx, "to", ctx.attr_int("to")));
+  ctx.set_output(0, to, ctx.input_shape(0));
+  return Status::ok();
+}
+
+// Integers and bools convert exactly through int64 (wrapping into narrower
+// integers); floats through double: truncated toward zero into integers
+// (NaN gives 0, out-of-range values are undefined in ONNX and saturate at
+// the int64 range before wrapping here), != 0 into bool.
+Status run_cast(KernelContext& ctx) {
+  const Tensor& x = *ctx.input(0);
+  SEQRT_RETURN_IF_ERROR(
+      check_input_dtype(ctx, "input 'input'", x.dtype(), kAllTypes));
+  SEQRT_ASSIGN_OR_RETURN(DType to,
+                         dtype_from_onnx_code(ctx, "to", ctx.attr_int("to")));
+  SEQRT_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, to, x.dims()));
+  if (is_float(x.dtype())) {
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      y->set_element_f64(i, x.element_f64(i));
+    }
+  } else {
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      y->set_element_i64(i, x.element_i64(i));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_cast(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "Cast";
+  s.doc = "converts elements to the dtype of attribute `to` (ONNX code)";
+  s.inputs = {{"input"}};
+  s.outputs = {{"output"}};
+  s.attrs = {
+      AttrSpec{"to", AttrType::kInt, std::nullopt, true, {}},
+      // Both only matter for float8 targets, which seqrt has no dtype for;
+      // they are accepted so that ONNX models carrying them load.
+      AttrSpec{"saturate", AttrType::kInt, Attribute(1), false, {}},
+      AttrSpec{"round_mode",
+               AttrType::kString,
+               Attribute("up"),
+               false,
+               {"up", "down", "nearest"}},
+  };
+  s.infer = infer_cast;
+  s.reference = run_cast;
+  register_or_die(registry, std::move(s));
+}
+
+}  // namespace seqrt

@@ -1,0 +1,84 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ops/elementwise/op_test_util.h"
+
+namespace seqrt {
+namespace {
+
+using testing_util::expect_error;
+using testing_util::expect_values;
+using testing_util::infer_op;
+using testing_util::info;
+using testing_util::run_ok;
+using testing_util::run_op;
+
+TEST(Cast, FloatToIntegerTruncatesTowardZero) {
+  Tensor x =
+      Tensor::from_vector<float>({4}, {-1.7f, 2.9f, 0.0f, std::nanf("")});
+  Tensor y = run_ok("Cast", {x}, {{"to", 6}});
+  EXPECT_EQ(y.dtype(), DType::kI32);
+  expect_values(y, {-1, 2, 0, 0});
+}
+
+TEST(Cast, ToAndFromBool) {
+  Tensor x = Tensor::from_vector<float>({3}, {0.0f, -0.5f, 3.0f});
+  Tensor b = run_ok("Cast", {x}, {{"to", 9}});
+  EXPECT_EQ(b.dtype(), DType::kBool);
+  expect_values(b, {0, 1, 1});
+  Tensor f = run_ok("Cast", {b}, {{"to", 1}});
+  EXPECT_EQ(f.dtype(), DType::kF32);
+  expect_values(f, {0, 1, 1});
+}
+
+TEST(Cast, IntegersConvertExactly) {
+  int64_t big = (int64_t{1} << 53) + 1;
+  Tensor x = Tensor::from_vector<int64_t>({2}, {big, -300});
+  Tensor same = run_ok("Cast", {x}, {{"to", 7}});
+  EXPECT_EQ(same.element_i64(0), big);
+  Tensor narrow = run_ok("Cast", {x}, {{"to", 3}});
+  EXPECT_EQ(narrow.dtype(), DType::kI8);
+  EXPECT_EQ(narrow.element_i64(1), static_cast<int8_t>(-300));
+  Tensor u8 =
+      run_ok("Cast", {Tensor::from_vector<uint8_t>({1}, {200})}, {{"to", 11}});
+  EXPECT_EQ(u8.dtype(), DType::kF64);
+  expect_values(u8, {200});
+}
+
+TEST(Cast, ToHalfTypesRounds) {
+  Tensor x = Tensor::from_vector<double>({2}, {1.0 / 3.0, 1000.0});
+  Tensor h = run_ok("Cast", {x}, {{"to", 10}});
+  EXPECT_EQ(h.dtype(), DType::kF16);
+  expect_values(h, {0.333251953125, 1000});
+  Tensor b = run_ok("Cast", {x}, {{"to", 16}});
+  EXPECT_EQ(b.dtype(), DType::kBF16);
+  expect_values(b, {0.333984375, 1000});
+}
+
+TEST(Cast, AcceptsSaturate) {
+  Tensor x = Tensor::from_vector<float>({1}, {1.5f});
+  expect_values(run_ok("Cast", {x}, {{"to", 11}, {"saturate", 0}}), {1.5});
+}
+
+TEST(Cast, RejectsUnknownCodes) {
+  Tensor x = Tensor::from_vector<float>({1}, {1});
+  expect_error(run_op("Cast", {x}, {{"to", 8}}).status(),
+               {"[Cast] node 'n'", "'to'", "8"});
+  expect_error(run_op("Cast", {x}, {{"to", 0}}).status(), {"[Cast]", "0"});
+  expect_error(run_op("Cast", {x}).status(), {"[Cast]", "'to'"});
+  expect_error(
+      infer_op("Cast", {info(DType::kF32, Shape{1})}, {{"to", 12}}).status(),
+      {"[Cast]", "12"});
+}
+
+TEST(Cast, InferenceUsesTo) {
+  Shape shape{Dim::symbol("batch"), 3};
+  auto out = infer_op("Cast", {info(DType::kF32, shape)}, {{"to", 7}});
+  ASSERT_TRUE(out.is_ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].dtype, DType::kI64);
+  EXPECT_EQ((*out)[0].shape, shape);
+}
+
+}  // namespace
+}  // namespace seqrt
