@@ -1,0 +1,30 @@
+#include <gtest/gtest.h>
+
+#include "ops/shape/op_test_util.h"
+
+namespace seqrt {
+namespace {
+
+using testing::infer_op;
+using testing::iota;
+using testing::run_op;
+using testing::sym;
+using testing::typed;
+
+TEST(Identity, CopiesTheInput) {
+  Tensor x = iota(DType::kBF16, {2, 3});
+  auto out = run_op("Identity", {x});
+  ASSERT_TRUE(out.is_ok());
+  EXPECT_TRUE((*out)[0].same_as(x));
+  EXPECT_NE((*out)[0].data(), x.data());  // a copy, not an alias
+}
+
+TEST(Identity, KeepsTheType) {
+  auto out = infer_op("Identity", {typed(DType::kI8, Shape({sym("n"), 2}))});
+  ASSERT_TRUE(out.is_ok());
+  EXPECT_EQ(out->outputs[0].dtype, DType::kI8);
+  EXPECT_EQ(*out->outputs[0].shape, Shape({sym("n"), 2}));
+}
+
+}  // namespace
+}  // namespace seqrt
