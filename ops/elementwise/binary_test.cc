@@ -3,17 +3,17 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 Tensor f32(std::vector<int64_t> dims, std::vector<float> values) {
   return Tensor::from_vector<float>(std::move(dims), values);
@@ -62,7 +62,7 @@ TEST(Binary, IntegerDivisionByZeroIsAnError) {
   Tensor a = Tensor::from_vector<int32_t>({2}, {1, 2});
   Tensor b = Tensor::from_vector<int32_t>({2}, {1, 0});
   expect_error(run_op("Div", {a, b}).status(),
-               {"[Div] node 'n'", "division by zero", "element 1"});
+               {"[Div] node 'test'", "division by zero", "element 1"});
   // Float division by zero is IEEE infinity.
   expect_values(run_ok("Div", {f32({1}, {1}), f32({1}, {0})}),
                 {std::numeric_limits<double>::infinity()});
@@ -124,32 +124,32 @@ TEST(Binary, MismatchedDtypesAndShapesAreErrors) {
   Tensor x = f32({2}, {1, 2});
   Tensor i = Tensor::from_vector<int64_t>({2}, {1, 2});
   expect_error(run_op("Add", {x, i}).status(),
-               {"[Add] node 'n'", "same dtype", "f32", "i64"});
+               {"[Add] node 'test'", "same dtype", "f32", "i64"});
   expect_error(
       run_op("Mul", {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({4}, {1, 2, 3, 4})})
           .status(),
-      {"[Mul] node 'n'", "cannot be broadcast"});
-  expect_error(infer_op("Add", {info(DType::kF32, Shape{2}),
+      {"[Mul] node 'test'", "cannot be broadcast"});
+  expect_error(infer_types("Add", {info(DType::kF32, Shape{2}),
                                 info(DType::kI64, Shape{2})})
                    .status(),
-               {"[Add] node 'n'", "same dtype"});
+               {"[Add] node 'test'", "same dtype"});
 }
 
 TEST(Binary, InferenceBroadcastsSymbolicShapes) {
   auto out =
-      infer_op("Add", {info(DType::kF32, Shape{Dim::symbol("batch"), 1, 3}),
+      infer_types("Add", {info(DType::kF32, Shape{Dim::symbol("batch"), 1, 3}),
                        info(DType::kF32, Shape{4, 1})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].shape, (Shape{Dim::symbol("batch"), 4, 3}));
 
-  out = infer_op("Max", {info(DType::kF16, Shape{Dim::symbol("seq")}),
+  out = infer_types("Max", {info(DType::kF16, Shape{Dim::symbol("seq")}),
                          info(DType::kF16, Shape{1}),
                          info(DType::kF16, Shape{Dim::symbol("seq")})});
   ASSERT_TRUE(out.is_ok());
   EXPECT_EQ((*out)[0].dtype, DType::kF16);
   EXPECT_EQ((*out)[0].shape, (Shape{Dim::symbol("seq")}));
 
-  out = infer_op(
+  out = infer_types(
       "Pow", {info(DType::kF32, std::nullopt), info(DType::kI32, Shape{3})});
   ASSERT_TRUE(out.is_ok());
   EXPECT_EQ((*out)[0].dtype, DType::kF32);
@@ -157,7 +157,7 @@ TEST(Binary, InferenceBroadcastsSymbolicShapes) {
 
   // Fixed sizes that clash are an error even next to an unknown rank.
   expect_error(
-      infer_op("Sum", {info(DType::kF32, Shape{2}), info(DType::kF32, Shape{3}),
+      infer_types("Sum", {info(DType::kF32, Shape{2}), info(DType::kF32, Shape{3}),
                        info(DType::kF32, std::nullopt)})
           .status(),
       {"[Sum]", "cannot be broadcast"});

@@ -1,19 +1,19 @@
 // Tests of ops/util.h: axes, broadcasting and strides.
 #include <gtest/gtest.h>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 #include "ops/util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
+using op_testing::expect_error;
 
 class UtilTest : public ::testing::Test {
  protected:
   UtilTest()
-      : node_(testing_util::make_node("Add", {true, true}, 1, {})),
-        ctx_(node_, testing_util::schema_of("Add")) {}
+      : node_(op_testing::make_node("Add", {}, {true, true}, 1)),
+        ctx_(node_, op_testing::schema_of("Add")) {}
 
   Node node_;
   OpContext ctx_;
@@ -24,7 +24,7 @@ TEST_F(UtilTest, NormalizeAxis) {
   EXPECT_EQ(normalize_axis(ctx_, 0, 3).value(), 0);
   EXPECT_EQ(normalize_axis(ctx_, -3, 3).value(), 0);
   expect_error(normalize_axis(ctx_, 3, 3).status(),
-               {"[Add] node 'n'", "axis 3", "rank 3"});
+               {"[Add] node 'test'", "axis 3", "rank 3"});
   expect_error(normalize_axis(ctx_, -4, 3).status(), {"axis -4"});
 }
 

@@ -1,6 +1,6 @@
 // Cast (opset 25): converts every element to the dtype named by `to`, an
 // ONNX TensorProto data-type code.
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 #include "ops/registry.h"
 
 namespace seqrt {

@@ -2,17 +2,17 @@
 
 #include <cmath>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 TEST(Cast, FloatToIntegerTruncatesTowardZero) {
   Tensor x =
@@ -64,17 +64,17 @@ TEST(Cast, AcceptsSaturate) {
 TEST(Cast, RejectsUnknownCodes) {
   Tensor x = Tensor::from_vector<float>({1}, {1});
   expect_error(run_op("Cast", {x}, {{"to", 8}}).status(),
-               {"[Cast] node 'n'", "'to'", "8"});
+               {"[Cast] node 'test'", "'to'", "8"});
   expect_error(run_op("Cast", {x}, {{"to", 0}}).status(), {"[Cast]", "0"});
   expect_error(run_op("Cast", {x}).status(), {"[Cast]", "'to'"});
   expect_error(
-      infer_op("Cast", {info(DType::kF32, Shape{1})}, {{"to", 12}}).status(),
+      infer_types("Cast", {info(DType::kF32, Shape{1})}, {{"to", 12}}).status(),
       {"[Cast]", "12"});
 }
 
 TEST(Cast, InferenceUsesTo) {
   Shape shape{Dim::symbol("batch"), 3};
-  auto out = infer_op("Cast", {info(DType::kF32, shape)}, {{"to", 7}});
+  auto out = infer_types("Cast", {info(DType::kF32, shape)}, {{"to", 7}});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].dtype, DType::kI64);
   EXPECT_EQ((*out)[0].shape, shape);

@@ -1,16 +1,16 @@
 #include <gtest/gtest.h>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 TEST(Compare, RelationsWithBroadcasting) {
   Tensor a = Tensor::from_vector<float>({2, 2}, {1, 2, 3, 4});
@@ -40,7 +40,7 @@ TEST(Compare, EqualTakesBoolOthersDoNot) {
   Tensor u = Tensor::from_vector<bool>({2}, {true, true});
   expect_values(run_ok("Equal", {t, u}), {1, 0});
   expect_error(run_op("Less", {t, u}).status(),
-               {"[Less] node 'n'", "input 'A' must be", "got bool"});
+               {"[Less] node 'test'", "input 'A' must be", "got bool"});
 }
 
 TEST(Compare, MismatchedDtypesAreErrors) {
@@ -51,12 +51,12 @@ TEST(Compare, MismatchedDtypesAreErrors) {
 }
 
 TEST(Compare, InferenceGivesBool) {
-  auto out = infer_op("Equal", {info(DType::kI64, Shape{Dim::symbol("n"), 1}),
+  auto out = infer_types("Equal", {info(DType::kI64, Shape{Dim::symbol("n"), 1}),
                                 info(DType::kI64, Shape{5})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].dtype, DType::kBool);
   EXPECT_EQ((*out)[0].shape, (Shape{Dim::symbol("n"), 5}));
-  expect_error(infer_op("Less", {info(DType::kF32, Shape{2}),
+  expect_error(infer_types("Less", {info(DType::kF32, Shape{2}),
                                  info(DType::kF32, Shape{3})})
                    .status(),
                {"[Less]", "cannot be broadcast"});

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "ops/elementwise/elementwise.h"
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 #include "ops/registry.h"
 
 namespace seqrt {

@@ -3,17 +3,17 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 constexpr double kE = 2.718281828459045;
 constexpr double kPi = 3.141592653589793;
@@ -93,7 +93,7 @@ TEST(Unary, KeepsTheInputDtype) {
 TEST(Unary, RejectsDtypesOnnxRejects) {
   Tensor i32 = Tensor::from_vector<int32_t>({1}, {4});
   expect_error(run_op("Sqrt", {i32}).status(),
-               {"[Sqrt] node 'n'", "input 'X' must be", "got i32"});
+               {"[Sqrt] node 'test'", "input 'X' must be", "got i32"});
   Tensor u8 = Tensor::from_vector<uint8_t>({1}, {4});
   expect_error(run_op("Neg", {u8}).status(), {"[Neg]", "got u8"});
   expect_error(run_op("Not", {f32({1}, {1})}).status(), {"[Not]", "bool"});
@@ -102,17 +102,17 @@ TEST(Unary, RejectsDtypesOnnxRejects) {
 
 TEST(Unary, InferenceKeepsSymbolsAndUnknownRanks) {
   Shape shape{Dim::symbol("batch"), Dim::unknown(), 8};
-  auto out = infer_op("Tanh", {info(DType::kBF16, shape)});
+  auto out = infer_types("Tanh", {info(DType::kBF16, shape)});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].dtype, DType::kBF16);
   EXPECT_EQ((*out)[0].shape, shape);
 
-  out = infer_op("Abs", {info(DType::kI32, std::nullopt)});
+  out = infer_types("Abs", {info(DType::kI32, std::nullopt)});
   ASSERT_TRUE(out.is_ok());
   EXPECT_FALSE((*out)[0].shape.has_value());
 
-  expect_error(infer_op("Exp", {info(DType::kI64, shape)}).status(),
-               {"[Exp] node 'n'", "got i64"});
+  expect_error(infer_types("Exp", {info(DType::kI64, shape)}).status(),
+               {"[Exp] node 'test'", "got i64"});
 }
 
 }  // namespace

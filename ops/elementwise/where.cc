@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "ops/elementwise/elementwise.h"
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 #include "ops/registry.h"
 
 namespace seqrt {

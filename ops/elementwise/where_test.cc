@@ -1,16 +1,16 @@
 #include <gtest/gtest.h>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 TEST(Where, SelectsWithThreeWayBroadcasting) {
   Tensor condition = Tensor::from_vector<bool>({2, 1}, {true, false});
@@ -37,7 +37,7 @@ TEST(Where, DtypeAndShapeErrors) {
   Tensor i = Tensor::from_vector<int32_t>({2}, {1, 0});
   Tensor c = Tensor::from_vector<bool>({2}, {true, false});
   expect_error(run_op("Where", {f, f, f}).status(),
-               {"[Where] node 'n'", "input 'condition' must be bool"});
+               {"[Where] node 'test'", "input 'condition' must be bool"});
   expect_error(run_op("Where", {c, f, i}).status(), {"[Where]", "same dtype"});
   Tensor c3 = Tensor::from_vector<bool>({3}, {true, false, true});
   expect_error(run_op("Where", {c3, f, f}).status(),
@@ -45,7 +45,7 @@ TEST(Where, DtypeAndShapeErrors) {
 }
 
 TEST(Where, Inference) {
-  auto out = infer_op(
+  auto out = infer_types(
       "Where", {info(DType::kBool, Shape{Dim::symbol("s"), 1}),
                 info(DType::kI8, Shape{4}), info(DType::kI8, Shape{1, 1})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();

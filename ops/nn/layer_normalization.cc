@@ -4,7 +4,7 @@
 // dtype named by stash_type.
 #include <cmath>
 
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 #include "ops/nn/normalization.h"
 #include "ops/registry.h"
 #include "ops/util.h"

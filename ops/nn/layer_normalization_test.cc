@@ -2,17 +2,17 @@
 
 #include <cmath>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 TEST(LayerNormalization, HandComputedRows) {
   // Rows (1,3) and (2,4): means 2 and 3, variance 1 -> (-1, 1) each.
@@ -58,7 +58,7 @@ TEST(LayerNormalization, Errors) {
   Tensor scale2 = Tensor::from_vector<float>({2}, {1, 1});
   expect_error(
       run_op("LayerNormalization", {x, scale2}).status(),
-      {"[LayerNormalization] node 'n'", "input 'Scale'", "does not broadcast"});
+      {"[LayerNormalization] node 'test'", "input 'Scale'", "does not broadcast"});
   Tensor scale = Tensor::from_vector<float>({3}, {1, 1, 1});
   expect_error(run_op("LayerNormalization", {x, scale}, {{"axis", 2}}).status(),
                {"[LayerNormalization]", "axis 2"});
@@ -73,7 +73,7 @@ TEST(LayerNormalization, Errors) {
 
 TEST(LayerNormalization, InferenceOfStatsShapes) {
   Shape x{Dim::symbol("batch"), Dim::symbol("seq"), 64};
-  auto out = infer_op("LayerNormalization",
+  auto out = infer_types("LayerNormalization",
                       {info(DType::kF16, x), info(DType::kF16, Shape{64}),
                        info(DType::kF16, Shape{64})},
                       {}, 3);
@@ -85,13 +85,13 @@ TEST(LayerNormalization, InferenceOfStatsShapes) {
             (Shape{Dim::symbol("batch"), Dim::symbol("seq"), 1}));
   EXPECT_EQ((*out)[2].shape, (*out)[1].shape);
 
-  out = infer_op("LayerNormalization",
+  out = infer_types("LayerNormalization",
                  {info(DType::kF32, std::nullopt), info(DType::kF32, Shape{8})},
                  {}, 2);
   ASSERT_TRUE(out.is_ok());
   EXPECT_FALSE((*out)[1].shape.has_value());
 
-  expect_error(infer_op("LayerNormalization", {info(DType::kF32, Shape{2, 8}),
+  expect_error(infer_types("LayerNormalization", {info(DType::kF32, Shape{2, 8}),
                                                info(DType::kF32, Shape{4})})
                    .status(),
                {"[LayerNormalization]", "does not broadcast"});

@@ -1,6 +1,6 @@
 #include "ops/nn/normalization.h"
 
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 
 namespace seqrt {
 

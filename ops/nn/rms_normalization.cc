@@ -3,7 +3,7 @@
 // float dtypes; Y has scale's.
 #include <cmath>
 
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 #include "ops/nn/normalization.h"
 #include "ops/registry.h"
 #include "ops/util.h"

@@ -2,17 +2,17 @@
 
 #include <cmath>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 TEST(RMSNormalization, HandComputedRows) {
   // Row (3,4): mean square 12.5; row (1,1): mean square 1.
@@ -38,7 +38,7 @@ TEST(RMSNormalization, Errors) {
       run_op("RMSNormalization",
              {x, Tensor::from_vector<float>({3}, {1, 1, 1})})
           .status(),
-      {"[RMSNormalization] node 'n'", "input 'scale'", "does not broadcast"});
+      {"[RMSNormalization] node 'test'", "input 'scale'", "does not broadcast"});
   expect_error(
       run_op("RMSNormalization", {x, Tensor::from_vector<int32_t>({2}, {1, 1})})
           .status(),
@@ -50,12 +50,12 @@ TEST(RMSNormalization, Errors) {
 
 TEST(RMSNormalization, Inference) {
   Shape x{Dim::symbol("batch"), Dim::unknown(), 32};
-  auto out = infer_op("RMSNormalization",
+  auto out = infer_types("RMSNormalization",
                       {info(DType::kBF16, x), info(DType::kF32, Shape{32})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].dtype, DType::kF32);
   EXPECT_EQ((*out)[0].shape, x);
-  expect_error(infer_op("RMSNormalization",
+  expect_error(infer_types("RMSNormalization",
                         {info(DType::kF32, x), info(DType::kF32, Shape{16})})
                    .status(),
                {"[RMSNormalization]", "does not broadcast"});

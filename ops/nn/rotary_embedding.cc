@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <string>
 
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 #include "ops/registry.h"
 
 namespace seqrt {

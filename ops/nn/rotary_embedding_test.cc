@@ -1,16 +1,16 @@
 #include <gtest/gtest.h>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 Tensor f32(std::vector<int64_t> dims, std::vector<float> values) {
   return Tensor::from_vector<float>(std::move(dims), values);
@@ -51,7 +51,7 @@ TEST(RotaryEmbedding, PositionIdsIndexTheCaches) {
   expect_error(
       run_op("RotaryEmbedding", {kX, cos, sin, far}, {{"num_heads", 1}})
           .status(),
-      {"[RotaryEmbedding] node 'n'", "position_ids[0,0] = 3"});
+      {"[RotaryEmbedding] node 'test'", "position_ids[0,0] = 3"});
 }
 
 TEST(RotaryEmbedding, FourDimensionalLayoutIsHeadsBeforeSeq) {
@@ -69,7 +69,7 @@ TEST(RotaryEmbedding, FourDimensionalLayoutIsHeadsBeforeSeq) {
 
 TEST(RotaryEmbedding, Errors) {
   expect_error(run_op("RotaryEmbedding", {kX, kCos, kSin}).status(),
-               {"[RotaryEmbedding] node 'n'", "num_heads is required"});
+               {"[RotaryEmbedding] node 'test'", "num_heads is required"});
   expect_error(run_op("RotaryEmbedding", {kX, kCos, kSin},
                       {{"num_heads", 1}, {"rotary_embedding_dim", 3}})
                    .status(),
@@ -95,7 +95,7 @@ TEST(RotaryEmbedding, Errors) {
 
 TEST(RotaryEmbedding, Inference) {
   Shape x{Dim::symbol("batch"), 8, Dim::symbol("seq"), 64};
-  auto out = infer_op(
+  auto out = infer_types(
       "RotaryEmbedding",
       {info(DType::kF16, x), info(DType::kF16, Shape{4096, 32}),
        info(DType::kF16, Shape{4096, 32}),
@@ -104,14 +104,14 @@ TEST(RotaryEmbedding, Inference) {
   EXPECT_EQ((*out)[0].dtype, DType::kF16);
   EXPECT_EQ((*out)[0].shape, x);
   expect_error(
-      infer_op(
+      infer_types(
           "RotaryEmbedding",
           {info(DType::kF16, x), info(DType::kF16, Shape{4096, 16}),
            info(DType::kF16, Shape{4096, 16}),
            info(DType::kI64, Shape{Dim::symbol("batch"), Dim::symbol("seq")})})
           .status(),
       {"[RotaryEmbedding]", "rotary_dim / 2 = 32"});
-  expect_error(infer_op("RotaryEmbedding", {info(DType::kF32, Shape{2, 5, 64}),
+  expect_error(infer_types("RotaryEmbedding", {info(DType::kF32, Shape{2, 5, 64}),
                                             info(DType::kF32, Shape{2, 5, 32}),
                                             info(DType::kF32, Shape{2, 5, 32})})
                    .status(),

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 #include "ops/registry.h"
 #include "ops/util.h"
 

@@ -2,17 +2,17 @@
 
 #include <cmath>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 TEST(Softmax, LastAxisByDefault) {
   Tensor x = Tensor::from_vector<float>({2, 2}, {0, 0, 0, std::log(3.0f)});
@@ -53,24 +53,24 @@ TEST(Softmax, LargeInputsDoNotOverflow) {
 TEST(Softmax, Errors) {
   Tensor x = Tensor::from_vector<float>({2, 2}, {0, 0, 0, 0});
   expect_error(run_op("Softmax", {x}, {{"axis", 2}}).status(),
-               {"[Softmax] node 'n'", "axis 2", "rank 2"});
+               {"[Softmax] node 'test'", "axis 2", "rank 2"});
   expect_error(
       run_op("LogSoftmax", {Tensor::from_vector<int32_t>({1}, {1})}).status(),
       {"[LogSoftmax]", "got i32"});
   expect_error(
-      infer_op("Softmax", {info(DType::kF32, Shape{2, 3})}, {{"axis", -3}})
+      infer_types("Softmax", {info(DType::kF32, Shape{2, 3})}, {{"axis", -3}})
           .status(),
       {"[Softmax]", "axis -3"});
 }
 
 TEST(Softmax, Inference) {
   Shape shape{Dim::symbol("batch"), Dim::symbol("seq"), 16};
-  auto out = infer_op("LogSoftmax", {info(DType::kF16, shape)});
+  auto out = infer_types("LogSoftmax", {info(DType::kF16, shape)});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].dtype, DType::kF16);
   EXPECT_EQ((*out)[0].shape, shape);
   // Any axis passes when the rank is unknown.
-  out = infer_op("Softmax", {info(DType::kF32, std::nullopt)}, {{"axis", 7}});
+  out = infer_types("Softmax", {info(DType::kF32, std::nullopt)}, {{"axis", 7}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_FALSE((*out)[0].shape.has_value());
 }

@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "ops/elementwise/elementwise.h"
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 #include "ops/registry.h"
 #include "ops/util.h"
 

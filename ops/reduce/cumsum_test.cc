@@ -1,16 +1,16 @@
 #include <gtest/gtest.h>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 const Tensor kX = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
 
@@ -45,7 +45,7 @@ TEST(CumSum, IntegersAreExact) {
 
 TEST(CumSum, Errors) {
   expect_error(run_op("CumSum", {kX, Tensor::scalar<int64_t>(2)}).status(),
-               {"[CumSum] node 'n'", "axis 2"});
+               {"[CumSum] node 'test'", "axis 2"});
   expect_error(run_op("CumSum", {kX, Tensor::scalar<float>(0)}).status(),
                {"[CumSum]", "input 'axis' must be i32 or i64"});
   expect_error(run_op("CumSum", {kX, Tensor::from_vector<int64_t>({2}, {0, 1})})
@@ -60,12 +60,12 @@ TEST(CumSum, Errors) {
 TEST(CumSum, Inference) {
   Shape x{Dim::symbol("batch"), Dim::symbol("seq")};
   auto out =
-      infer_op("CumSum", {info(DType::kF32, x), info(DType::kI64, Shape{})});
+      infer_types("CumSum", {info(DType::kF32, x), info(DType::kI64, Shape{})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].dtype, DType::kF32);
   EXPECT_EQ((*out)[0].shape, x);
   Tensor axis = Tensor::scalar<int64_t>(5);
-  expect_error(infer_op("CumSum", {info(DType::kF32, x),
+  expect_error(infer_types("CumSum", {info(DType::kF32, x),
                                    info(DType::kI64, Shape{}, &axis)})
                    .status(),
                {"[CumSum]", "axis 5"});

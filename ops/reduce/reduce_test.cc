@@ -3,17 +3,17 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/elementwise/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing_util::expect_error;
-using testing_util::expect_values;
-using testing_util::infer_op;
-using testing_util::info;
-using testing_util::run_ok;
-using testing_util::run_op;
+using op_testing::expect_error;
+using op_testing::expect_values;
+using op_testing::infer_types;
+using op_testing::info;
+using op_testing::run_ok;
+using op_testing::run_op;
 
 Tensor axes(std::vector<int64_t> values) {
   return Tensor::from_vector<int64_t>({static_cast<int64_t>(values.size())},
@@ -97,7 +97,7 @@ TEST(Reduce, EmptyReductions) {
 
 TEST(Reduce, Errors) {
   expect_error(run_op("ReduceSum", {kX, axes({2})}).status(),
-               {"[ReduceSum] node 'n'", "axis 2", "rank 2"});
+               {"[ReduceSum] node 'test'", "axis 2", "rank 2"});
   expect_error(run_op("ReduceMean", {kX, axes({1, -1})}).status(),
                {"[ReduceMean]", "listed twice"});
   expect_error(run_op("ReduceMax", {kX, Tensor::from_vector<int32_t>({1}, {0})})
@@ -112,27 +112,27 @@ TEST(Reduce, Errors) {
 TEST(Reduce, InferenceWithConstantAxes) {
   Shape x{Dim::symbol("batch"), Dim::symbol("seq"), 8};
   Tensor last = axes({-1});
-  auto out = infer_op(
+  auto out = infer_types(
       "ReduceMean", {info(DType::kF32, x), info(DType::kI64, Shape{1}, &last)});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].shape,
             (Shape{Dim::symbol("batch"), Dim::symbol("seq"), 1}));
 
-  out = infer_op("ReduceSum",
+  out = infer_types("ReduceSum",
                  {info(DType::kF32, x), info(DType::kI64, Shape{1}, &last)},
                  {{"keepdims", 0}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_EQ((*out)[0].shape, (Shape{Dim::symbol("batch"), Dim::symbol("seq")}));
 
   // No axes: all axes, so even an unknown rank gives a scalar without dims.
-  out = infer_op("ReduceMax", {info(DType::kI32, std::nullopt)},
+  out = infer_types("ReduceMax", {info(DType::kI32, std::nullopt)},
                  {{"keepdims", 0}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_EQ((*out)[0].dtype, DType::kI32);
   EXPECT_EQ((*out)[0].shape, Shape());
 
   Tensor bad = axes({3});
-  expect_error(infer_op("ReduceSum", {info(DType::kF32, x),
+  expect_error(infer_types("ReduceSum", {info(DType::kF32, x),
                                       info(DType::kI64, Shape{1}, &bad)})
                    .status(),
                {"[ReduceSum]", "axis 3"});
@@ -140,7 +140,7 @@ TEST(Reduce, InferenceWithConstantAxes) {
 
 TEST(Reduce, InferenceWithUnknownAxes) {
   Shape x{Dim::symbol("batch"), 1, 8};
-  auto out = infer_op("ReduceSum",
+  auto out = infer_types("ReduceSum",
                       {info(DType::kF32, x), info(DType::kI64, Shape{2})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   ASSERT_TRUE((*out)[0].shape.has_value());
@@ -151,14 +151,14 @@ TEST(Reduce, InferenceWithUnknownAxes) {
   EXPECT_TRUE(shape[2].is_unknown());
 
   out =
-      infer_op("ReduceSum", {info(DType::kF32, x), info(DType::kI64, Shape{2})},
+      infer_types("ReduceSum", {info(DType::kF32, x), info(DType::kI64, Shape{2})},
                {{"keepdims", 0}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_FALSE((*out)[0].shape.has_value());
 
   // An axes input known to be empty is the same as none.
   out =
-      infer_op("ReduceSum", {info(DType::kF32, x), info(DType::kI64, Shape{0})},
+      infer_types("ReduceSum", {info(DType::kF32, x), info(DType::kI64, Shape{0})},
                {{"noop_with_empty_axes", 1}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_EQ((*out)[0].shape, x);

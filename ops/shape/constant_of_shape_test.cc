@@ -1,16 +1,16 @@
 #include <gtest/gtest.h>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::infer_op;
-using testing::ints;
-using testing::known;
-using testing::run_op;
-using testing::typed;
-using testing::values_of;
+using op_testing::infer_op;
+using op_testing::ints;
+using op_testing::known;
+using op_testing::run_op;
+using op_testing::typed;
+using op_testing::values_of;
 
 TEST(ConstantOfShape, DefaultsToFloatZero) {
   auto out = run_op("ConstantOfShape", {ints({2, 3})});
@@ -38,7 +38,7 @@ TEST(ConstantOfShape, RejectsBadInputs) {
             std::string::npos);
   AttrMap two = {{"value", Tensor::from_vector<float>({2}, {1, 2})}};
   EXPECT_FALSE(run_op("ConstantOfShape", {ints({2})}, two).is_ok());
-  EXPECT_FALSE(run_op("ConstantOfShape", {testing::f32({1}, {2})}).is_ok());
+  EXPECT_FALSE(run_op("ConstantOfShape", {op_testing::f32({1}, {2})}).is_ok());
 }
 
 TEST(ConstantOfShape, InfersShape) {

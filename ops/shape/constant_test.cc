@@ -1,13 +1,13 @@
 #include <gtest/gtest.h>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::infer_op;
-using testing::run_op;
-using testing::values_of;
+using op_testing::infer_op;
+using op_testing::run_op;
+using op_testing::values_of;
 
 TEST(Constant, TensorValue) {
   Tensor value = Tensor::from_vector<int32_t>({2}, {3, -4});

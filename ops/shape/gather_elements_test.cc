@@ -1,16 +1,16 @@
 #include <gtest/gtest.h>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::f32;
-using testing::i64;
-using testing::infer_op;
-using testing::run_op;
-using testing::typed;
-using testing::values_of;
+using op_testing::f32;
+using op_testing::i64;
+using op_testing::infer_op;
+using op_testing::run_op;
+using op_testing::typed;
+using op_testing::values_of;
 
 TEST(GatherElements, PicksAlongAxis) {
   Tensor data = f32({2, 2}, {1, 2, 3, 4});

@@ -1,17 +1,17 @@
 #include <gtest/gtest.h>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::i64;
-using testing::infer_op;
-using testing::iota;
-using testing::run_op;
-using testing::sym;
-using testing::typed;
-using testing::values_of;
+using op_testing::i64;
+using op_testing::infer_op;
+using op_testing::iota;
+using op_testing::run_op;
+using op_testing::sym;
+using op_testing::typed;
+using op_testing::values_of;
 
 TEST(Gather, PicksRowsWithNegativeIndices) {
   Tensor data = iota(DType::kF32, {3, 2});
@@ -38,7 +38,7 @@ TEST(Gather, RejectsOutOfRangeIndices) {
   EXPECT_NE(high.status().message().find("[Gather]"), std::string::npos);
   EXPECT_NE(high.status().message().find("out of range"), std::string::npos);
   EXPECT_FALSE(run_op("Gather", {data, i64({1}, {-4})}).is_ok());
-  EXPECT_FALSE(run_op("Gather", {data, testing::f32({1}, {0})}).is_ok());
+  EXPECT_FALSE(run_op("Gather", {data, op_testing::f32({1}, {0})}).is_ok());
   EXPECT_FALSE(run_op("Gather", {data, i64({1}, {0})}, {{"axis", Attribute(1)}})
                    .is_ok());
 }
@@ -50,9 +50,9 @@ TEST(Gather, InfersShape) {
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ(out->outputs[0].dtype, DType::kF16);
   EXPECT_EQ(*out->outputs[0].shape, Shape({sym("batch"), sym("seq"), 64}));
-  Tensor bad = testing::ints({0, 4});
+  Tensor bad = op_testing::ints({0, 4});
   auto range =
-      infer_op("Gather", {typed(DType::kF32, Shape({4})), testing::known(bad)});
+      infer_op("Gather", {typed(DType::kF32, Shape({4})), op_testing::known(bad)});
   ASSERT_FALSE(range.is_ok());
   EXPECT_NE(range.status().message().find("index 4"), std::string::npos);
   auto unknown = infer_op("Gather", {typed(DType::kF32, Shape({4})),

@@ -1,19 +1,19 @@
 #include <gtest/gtest.h>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::f32;
-using testing::infer_op;
-using testing::ints;
-using testing::known;
-using testing::omitted;
-using testing::run_op;
-using testing::sym;
-using testing::typed;
-using testing::values_of;
+using op_testing::f32;
+using op_testing::infer_op;
+using op_testing::ints;
+using op_testing::known;
+using op_testing::omitted;
+using op_testing::run_op;
+using op_testing::sym;
+using op_testing::typed;
+using op_testing::values_of;
 
 AttrMap mode(const char* name) { return {{"mode", Attribute(name)}}; }
 

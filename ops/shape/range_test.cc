@@ -2,16 +2,16 @@
 
 #include <limits>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::infer_op;
-using testing::known;
-using testing::run_op;
-using testing::typed;
-using testing::values_of;
+using op_testing::infer_op;
+using op_testing::known;
+using op_testing::run_op;
+using op_testing::typed;
+using op_testing::values_of;
 
 template <typename T>
 std::vector<Tensor> args(T start, T limit, T delta) {
@@ -58,7 +58,7 @@ TEST(Range, RejectsBadInputs) {
       run_op("Range", args<float>(0, std::numeric_limits<float>::infinity(), 1))
           .is_ok());
   EXPECT_FALSE(
-      run_op("Range", {testing::i64({2}, {0, 1}), Tensor::scalar<int64_t>(5),
+      run_op("Range", {op_testing::i64({2}, {0, 1}), Tensor::scalar<int64_t>(5),
                        Tensor::scalar<int64_t>(1)})
           .is_ok());
 }

@@ -1,18 +1,18 @@
 #include <gtest/gtest.h>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::infer_op;
-using testing::ints;
-using testing::iota;
-using testing::known;
-using testing::run_op;
-using testing::sym;
-using testing::typed;
-using testing::values_of;
+using op_testing::infer_op;
+using op_testing::ints;
+using op_testing::iota;
+using op_testing::known;
+using op_testing::run_op;
+using op_testing::sym;
+using op_testing::typed;
+using op_testing::values_of;
 
 TEST(Reshape, AppliesMinusOneAndZeroRules) {
   Tensor x = iota(DType::kF32, {2, 3, 4});
@@ -51,7 +51,7 @@ TEST(Reshape, RejectsBadShapes) {
   EXPECT_FALSE(run_op("Reshape", {x, ints({-2, 3})}).is_ok());
   EXPECT_FALSE(run_op("Reshape", {x, ints({-1, 4})}).is_ok());
   EXPECT_FALSE(run_op("Reshape", {x, ints({1, 1, 0})}).is_ok());
-  EXPECT_FALSE(run_op("Reshape", {x, testing::f32({2}, {3, 2})}).is_ok());
+  EXPECT_FALSE(run_op("Reshape", {x, op_testing::f32({2}, {3, 2})}).is_ok());
 }
 
 TEST(Reshape, InfersWithKnownShapeAndSymbols) {

@@ -2,17 +2,17 @@
 
 #include "graph/builder.h"
 #include "ops/infer_graph.h"
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::infer_op;
-using testing::iota;
-using testing::run_op;
-using testing::sym;
-using testing::typed;
-using testing::values_of;
+using op_testing::infer_op;
+using op_testing::iota;
+using op_testing::run_op;
+using op_testing::sym;
+using op_testing::typed;
+using op_testing::values_of;
 
 TEST(Shape, GivesDimsWithStartAndEnd) {
   Tensor x = iota(DType::kBool, {2, 3, 4});
@@ -56,9 +56,9 @@ TEST(Shape, ShapeArithmeticChainsInfer) {
   ValueId x = b.input("x", DType::kF32, Shape({2, 3, 8}));
   ValueId shape = b.add("Shape", {x});
   ValueId lead =
-      b.add("Gather", {shape, b.constant("idx", testing::ints({0, 1}))});
+      b.add("Gather", {shape, b.constant("idx", op_testing::ints({0, 1}))});
   ValueId target =
-      b.add("Concat", {lead, b.constant("tail", testing::ints({2, -1}))},
+      b.add("Concat", {lead, b.constant("tail", op_testing::ints({2, -1}))},
             {{"axis", Attribute(0)}});
   ValueId y = b.add("Reshape", {x, target});
   b.output(y);
@@ -76,7 +76,7 @@ TEST(Shape, FixedTailOfASymbolicShapeInfers) {
   ValueId last = b.add("Shape", {x}, {{"start", Attribute(-1)}});
   ValueId target =
       b.add("Concat",
-            {b.constant("lead", testing::ints({0, 0, 4})),
+            {b.constant("lead", op_testing::ints({0, 0, 4})),
              b.add("Constant", {}, {{"value_ints", std::vector<int64_t>{-1}}})},
             {{"axis", Attribute(0)}});
   ValueId heads = b.add("Reshape", {x, target});

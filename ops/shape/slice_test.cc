@@ -2,20 +2,20 @@
 
 #include <limits>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::infer_op;
-using testing::ints;
-using testing::iota;
-using testing::known;
-using testing::omitted;
-using testing::run_op;
-using testing::sym;
-using testing::typed;
-using testing::values_of;
+using op_testing::infer_op;
+using op_testing::ints;
+using op_testing::iota;
+using op_testing::known;
+using op_testing::omitted;
+using op_testing::run_op;
+using op_testing::sym;
+using op_testing::typed;
+using op_testing::values_of;
 
 constexpr int64_t kBig = std::numeric_limits<int64_t>::max();
 constexpr int64_t kSmall = std::numeric_limits<int64_t>::min();

@@ -1,18 +1,18 @@
 #include <gtest/gtest.h>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::infer_op;
-using testing::ints;
-using testing::iota;
-using testing::known;
-using testing::omitted;
-using testing::run_op;
-using testing::sym;
-using testing::typed;
+using op_testing::infer_op;
+using op_testing::ints;
+using op_testing::iota;
+using op_testing::known;
+using op_testing::omitted;
+using op_testing::run_op;
+using op_testing::sym;
+using op_testing::typed;
 
 TEST(Squeeze, RemovesGivenOrAllUnitDims) {
   Tensor x = iota(DType::kF32, {1, 3, 1, 2});

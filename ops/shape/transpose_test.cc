@@ -1,16 +1,16 @@
 #include <gtest/gtest.h>
 
-#include "ops/shape/op_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace seqrt {
 namespace {
 
-using testing::infer_op;
-using testing::iota;
-using testing::run_op;
-using testing::sym;
-using testing::typed;
-using testing::values_of;
+using op_testing::infer_op;
+using op_testing::iota;
+using op_testing::run_op;
+using op_testing::sym;
+using op_testing::typed;
+using op_testing::values_of;
 
 TEST(Transpose, DefaultReversesDims) {
   auto out = run_op("Transpose", {iota(DType::kF32, {2, 3})});

@@ -1,8 +1,13 @@
-// Test helpers for op definitions (used by the *_test.cc files of
-// ops/shape/ and ops/linalg/): run an op's reference kernel or its
-// inference on a hand-built node, without building a graph.
+// Test helpers for op definitions: run one op's inference or reference
+// kernel on a hand-built node, as infer_graph and the graph runner would,
+// without building a graph. Header-only and used only by the ops' tests,
+// so the ops library does not carry it.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,11 +15,12 @@
 #include "graph/graph.h"
 #include "ops/registry.h"
 
-namespace seqrt::testing {
+namespace seqrt::op_testing {
 
 inline const OpSchema& schema_of(const std::string& op) {
   const OpSchema* schema = OpRegistry::global().find(kOnnxDomain, op);
-  assert(schema != nullptr && "op not registered");
+  EXPECT_NE(schema, nullptr) << op << " is not registered";
+  if (schema == nullptr) std::abort();
   return *schema;
 }
 
@@ -120,4 +126,49 @@ inline Tensor iota(DType dtype, std::vector<int64_t> dims) {
   return tensor;
 }
 
-}  // namespace seqrt::testing
+// The one output of a kernel that must succeed.
+inline Tensor run_ok(const std::string& op, const std::vector<Tensor>& inputs,
+                     const AttrMap& attrs = {}) {
+  Result<std::vector<Tensor>> out = run_op(op, inputs, attrs);
+  EXPECT_TRUE(out.is_ok()) << out.status().to_string();
+  return out.is_ok() ? (*out)[0] : Tensor();
+}
+
+// The inferred output types only.
+inline Result<std::vector<ValueInfo>> infer_types(
+    const std::string& op, const std::vector<ValueInfo>& inputs,
+    const AttrMap& attrs = {}, size_t num_outputs = 1) {
+  SEQRT_ASSIGN_OR_RETURN(Inferred inferred,
+                         infer_op(op, inputs, attrs, num_outputs));
+  return inferred.outputs;
+}
+
+// A typed input for inference; kUndefined marks an omitted one.
+inline ValueInfo info(DType dtype, std::optional<Shape> shape,
+                      const Tensor* value = nullptr) {
+  return ValueInfo{dtype, std::move(shape), value};
+}
+
+inline void expect_values(const Tensor& got, const std::vector<double>& want,
+                          double tolerance = 1e-6) {
+  ASSERT_EQ(got.num_elements(), static_cast<int64_t>(want.size()));
+  for (size_t i = 0; i < want.size(); ++i) {
+    double g = got.element_f64(static_cast<int64_t>(i));
+    if (g == want[i] || (std::isnan(g) && std::isnan(want[i]))) continue;
+    EXPECT_NEAR(g, want[i], tolerance) << "element " << i;
+  }
+}
+
+// The error must exist and its message contain every fragment (the op's
+// bracketed name, and what was wrong).
+inline void expect_error(const Status& status,
+                         const std::vector<std::string>& fragments) {
+  ASSERT_FALSE(status.is_ok()) << "expected an error";
+  for (const std::string& fragment : fragments) {
+    EXPECT_NE(status.message().find(fragment), std::string::npos)
+        << "message \"" << status.message() << "\" lacks \"" << fragment
+        << "\"";
+  }
+}
+
+}  // namespace seqrt::op_testing

@@ -1,4 +1,4 @@
-#include "ops/elementwise/type_support.h"
+#include "ops/type_support.h"
 
 #include <limits>
 #include <vector>
