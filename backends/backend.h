@@ -18,9 +18,9 @@ struct DeviceInfo {
   std::string backend;  // "reference", "cpu", "vulkan", "cuda"
   std::string name;     // the device, e.g. "host CPU", "NVIDIA H100"
   bool is_host_memory = true;
-  uint64_t memory_bytes = 0;             // 0: unknown / host memory
-  uint64_t max_buffer_bytes = 0;         // 0: no limit beyond memory
-  uint32_t shared_memory_bytes = 0;      // per workgroup/block; 0 on CPUs
+  uint64_t memory_bytes = 0;         // 0: unknown / host memory
+  uint64_t max_buffer_bytes = 0;     // 0: no limit beyond memory
+  uint32_t shared_memory_bytes = 0;  // per workgroup/block; 0 on CPUs
   uint32_t max_workgroup_invocations = 0;
   uint32_t subgroup_size = 0;
 };

@@ -30,13 +30,13 @@ const char* attr_type_name(AttrType type);  // "int", "floats", "graph", ...
 
 class Attribute {
  public:
-  Attribute() = default;  // int 0
-  Attribute(int64_t v) : value_(v) {}                       // NOLINT
-  Attribute(int v) : value_(int64_t{v}) {}                  // NOLINT
-  Attribute(float v) : value_(v) {}                         // NOLINT
-  Attribute(double v) : value_(static_cast<float>(v)) {}    // NOLINT
-  Attribute(std::string v) : value_(std::move(v)) {}        // NOLINT
-  Attribute(const char* v) : value_(std::string(v)) {}      // NOLINT
+  Attribute() = default;                                           // int 0
+  Attribute(int64_t v) : value_(v) {}                              // NOLINT
+  Attribute(int v) : value_(int64_t{v}) {}                         // NOLINT
+  Attribute(float v) : value_(v) {}                                // NOLINT
+  Attribute(double v) : value_(static_cast<float>(v)) {}           // NOLINT
+  Attribute(std::string v) : value_(std::move(v)) {}               // NOLINT
+  Attribute(const char* v) : value_(std::string(v)) {}             // NOLINT
   Attribute(std::vector<int64_t> v) : value_(std::move(v)) {}      // NOLINT
   Attribute(std::vector<float> v) : value_(std::move(v)) {}        // NOLINT
   Attribute(std::vector<std::string> v) : value_(std::move(v)) {}  // NOLINT

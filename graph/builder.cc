@@ -8,16 +8,14 @@ namespace seqrt {
 
 GraphBuilder::GraphBuilder(std::string name) { graph_.name = std::move(name); }
 
-ValueId GraphBuilder::input(const std::string& name, DType dtype,
-                            Shape shape) {
+ValueId GraphBuilder::input(const std::string& name, DType dtype, Shape shape) {
   ValueId id = graph_.add_value(Value{name, dtype, std::move(shape)});
   graph_.inputs.push_back(id);
   return id;
 }
 
 ValueId GraphBuilder::constant(const std::string& name, Tensor tensor) {
-  ValueId id =
-      graph_.add_value(Value{name, tensor.dtype(), tensor.shape()});
+  ValueId id = graph_.add_value(Value{name, tensor.dtype(), tensor.shape()});
   graph_.constants.emplace(id, std::move(tensor));
   return id;
 }
@@ -46,8 +44,8 @@ std::vector<ValueId> GraphBuilder::add_node(const std::string& op,
     if (i < options.output_names.size()) {
       value_name = options.output_names[i];
     } else {
-      value_name = num_outputs == 1 ? node.name
-                                    : fmt::format("{}_{}", node.name, i);
+      value_name =
+          num_outputs == 1 ? node.name : fmt::format("{}_{}", node.name, i);
     }
     node.outputs.push_back(graph_.add_value(Value{value_name, {}, {}}));
   }

@@ -19,7 +19,7 @@
 namespace seqrt {
 
 struct NodeOptions {
-  std::string name;                       // default "<op>_<index>"
+  std::string name;  // default "<op>_<index>"
   std::string domain = kOnnxDomain;
   std::vector<std::string> output_names;  // default "<name>" / "<name>_<i>"
 };

@@ -85,8 +85,7 @@ TEST(Verifier, RejectsDuplicateNamesAndDefinitions) {
             std::string::npos);
   Graph h = small_graph();
   h.nodes[1].outputs[0] = h.nodes[0].outputs[0];
-  EXPECT_NE(verify_graph(h).message().find("defined twice"),
-            std::string::npos);
+  EXPECT_NE(verify_graph(h).message().find("defined twice"), std::string::npos);
 }
 
 TEST(Verifier, ChecksConstantTypes) {
@@ -153,7 +152,8 @@ TEST(Verifier, BoundsSubgraphDepth) {
     level.output(y, "out");
     Result<Graph> built = std::move(level).build();
     last = built.status();
-    if (built.is_ok()) inner = std::make_shared<Graph>(std::move(built).value());
+    if (built.is_ok())
+      inner = std::make_shared<Graph>(std::move(built).value());
   }
   ASSERT_FALSE(last.is_ok());
   EXPECT_EQ(last.code(), StatusCode::kLimitExceeded) << last.message();

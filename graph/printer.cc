@@ -37,28 +37,28 @@ void print_into(const Graph& graph, int indent, std::string& out) {
                        type_of(graph.value(id)));
   }
   for (const auto& [id, tensor] : graph.constants) {
-    out += fmt::format("{}  const {}: {}{}{}\n", pad, graph.value(id).name,
-                       dtype_name(tensor.dtype()), dims_to_string(tensor.dims()),
-                       tensor.is_view() ? " (mapped)" : "");
+    out +=
+        fmt::format("{}  const {}: {}{}{}\n", pad, graph.value(id).name,
+                    dtype_name(tensor.dtype()), dims_to_string(tensor.dims()),
+                    tensor.is_view() ? " (mapped)" : "");
   }
   for (const StatePair& pair : graph.state_pairs) {
-    out += fmt::format("{}  state {} -> {}{}\n", pad,
-                       graph.value(pair.input).name,
-                       graph.value(pair.output).name,
-                       pair.initial ? " (initial value)" : "");
+    out += fmt::format(
+        "{}  state {} -> {}{}\n", pad, graph.value(pair.input).name,
+        graph.value(pair.output).name, pair.initial ? " (initial value)" : "");
   }
   for (const Node& node : graph.nodes) {
     std::vector<std::string> attrs;
     for (const auto& [name, attr] : node.attrs) {
       attrs.push_back(fmt::format("{}={}", name, attr.to_string()));
     }
-    std::string op = node.domain.empty() ? node.op : node.domain + "::" + node.op;
-    out += fmt::format("{}  {} = {}({}){}{}  # {}\n", pad,
-                       name_list(graph, node.outputs), op,
-                       name_list(graph, node.inputs),
-                       attrs.empty() ? "" : " ", 
-                       attrs.empty() ? "" : fmt::format("{{{}}}", fmt::join(attrs, ", ")),
-                       node.name);
+    std::string op =
+        node.domain.empty() ? node.op : node.domain + "::" + node.op;
+    out += fmt::format(
+        "{}  {} = {}({}){}{}  # {}\n", pad, name_list(graph, node.outputs), op,
+        name_list(graph, node.inputs), attrs.empty() ? "" : " ",
+        attrs.empty() ? "" : fmt::format("{{{}}}", fmt::join(attrs, ", ")),
+        node.name);
     for (const auto& [name, attr] : node.attrs) {
       if (attr.type() == AttrType::kGraph && attr.as_graph()) {
         print_into(*attr.as_graph(), indent + 4, out);

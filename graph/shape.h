@@ -12,8 +12,8 @@ namespace seqrt {
 
 class Dim {
  public:
-  Dim() = default;                 // unknown
-  Dim(int64_t value);              // NOLINT: fixed size, implicit by design
+  Dim() = default;     // unknown
+  Dim(int64_t value);  // NOLINT: fixed size, implicit by design
   static Dim symbol(std::string name);
   static Dim unknown() { return Dim(); }
 
@@ -37,7 +37,7 @@ class Dim {
 // A shape of known rank. An unknown rank is std::optional<Shape>{} in Value.
 class Shape {
  public:
-  Shape() = default;  // rank 0: a scalar
+  Shape() = default;                                        // rank 0: a scalar
   Shape(std::vector<Dim> dims) : dims_(std::move(dims)) {}  // NOLINT
   Shape(std::initializer_list<Dim> dims) : dims_(dims) {}
   static Shape from_dims(const std::vector<int64_t>& dims);

@@ -4,15 +4,24 @@ namespace seqrt {
 
 const char* status_code_name(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kInvalidModel: return "invalid model";
-    case StatusCode::kNotFound: return "not found";
-    case StatusCode::kUnsupported: return "unsupported";
-    case StatusCode::kOutOfMemory: return "out of memory";
-    case StatusCode::kLimitExceeded: return "limit exceeded";
-    case StatusCode::kIoError: return "i/o error";
-    case StatusCode::kInternal: return "internal error";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kInvalidModel:
+      return "invalid model";
+    case StatusCode::kNotFound:
+      return "not found";
+    case StatusCode::kUnsupported:
+      return "unsupported";
+    case StatusCode::kOutOfMemory:
+      return "out of memory";
+    case StatusCode::kLimitExceeded:
+      return "limit exceeded";
+    case StatusCode::kIoError:
+      return "i/o error";
+    case StatusCode::kInternal:
+      return "internal error";
   }
   return "unknown";
 }

@@ -20,9 +20,9 @@ enum class StatusCode {
   kNotFound,         // missing file, op, value, backend
   kUnsupported,      // valid but not supported (op, dtype, backend)
   kOutOfMemory,
-  kLimitExceeded,    // a configured resource limit was reached
+  kLimitExceeded,  // a configured resource limit was reached
   kIoError,
-  kInternal,         // our own bug
+  kInternal,  // our own bug
 };
 
 const char* status_code_name(StatusCode code);
@@ -121,10 +121,10 @@ class [[nodiscard]] Result {
 #define SEQRT_CONCAT(a, b) SEQRT_CONCAT_INNER(a, b)
 
 // Returns from the enclosing function when `expr` (a Status) is not ok.
-#define SEQRT_RETURN_IF_ERROR(expr)                    \
-  do {                                                 \
-    ::seqrt::Status seqrt_status_ = (expr);            \
-    if (!seqrt_status_.is_ok()) return seqrt_status_;  \
+#define SEQRT_RETURN_IF_ERROR(expr)                   \
+  do {                                                \
+    ::seqrt::Status seqrt_status_ = (expr);           \
+    if (!seqrt_status_.is_ok()) return seqrt_status_; \
   } while (0)
 
 // `SEQRT_ASSIGN_OR_RETURN(auto x, make_x());` unwraps a Result or returns.

@@ -82,31 +82,44 @@ void Tensor::check_type(DType expected) const {
 double Tensor::element_f64(int64_t i) const {
   const auto* bytes = static_cast<const uint8_t*>(data_);
   switch (dtype_) {
-    case DType::kF32: return static_cast<const float*>(data_)[i];
+    case DType::kF32:
+      return static_cast<const float*>(data_)[i];
     case DType::kF16:
       return f16_to_f32(static_cast<const uint16_t*>(data_)[i]);
     case DType::kBF16:
       return bf16_to_f32(static_cast<const uint16_t*>(data_)[i]);
-    case DType::kF64: return static_cast<const double*>(data_)[i];
-    case DType::kI8: return static_cast<const int8_t*>(data_)[i];
-    case DType::kU8: return bytes[i];
-    case DType::kI32: return static_cast<const int32_t*>(data_)[i];
+    case DType::kF64:
+      return static_cast<const double*>(data_)[i];
+    case DType::kI8:
+      return static_cast<const int8_t*>(data_)[i];
+    case DType::kU8:
+      return bytes[i];
+    case DType::kI32:
+      return static_cast<const int32_t*>(data_)[i];
     case DType::kI64:
       return static_cast<double>(static_cast<const int64_t*>(data_)[i]);
-    case DType::kBool: return bytes[i] != 0 ? 1.0 : 0.0;
-    case DType::kUndefined: break;
+    case DType::kBool:
+      return bytes[i] != 0 ? 1.0 : 0.0;
+    case DType::kUndefined:
+      break;
   }
   return 0.0;
 }
 
 int64_t Tensor::element_i64(int64_t i) const {
   switch (dtype_) {
-    case DType::kI8: return static_cast<const int8_t*>(data_)[i];
-    case DType::kU8: return static_cast<const uint8_t*>(data_)[i];
-    case DType::kI32: return static_cast<const int32_t*>(data_)[i];
-    case DType::kI64: return static_cast<const int64_t*>(data_)[i];
-    case DType::kBool: return static_cast<const uint8_t*>(data_)[i] != 0;
-    default: return saturating_cast<int64_t>(element_f64(i));
+    case DType::kI8:
+      return static_cast<const int8_t*>(data_)[i];
+    case DType::kU8:
+      return static_cast<const uint8_t*>(data_)[i];
+    case DType::kI32:
+      return static_cast<const int32_t*>(data_)[i];
+    case DType::kI64:
+      return static_cast<const int64_t*>(data_)[i];
+    case DType::kBool:
+      return static_cast<const uint8_t*>(data_)[i] != 0;
+    default:
+      return saturating_cast<int64_t>(element_f64(i));
   }
 }
 
@@ -122,10 +135,17 @@ void Tensor::set_element_f64(int64_t i, double value) {
     case DType::kBF16:
       static_cast<uint16_t*>(data)[i] = f32_to_bf16(static_cast<float>(value));
       break;
-    case DType::kF64: static_cast<double*>(data)[i] = value; break;
-    case DType::kBool: static_cast<uint8_t*>(data)[i] = value != 0.0; break;
-    case DType::kUndefined: break;
-    case DType::kI8: set_element_i64(i, saturating_cast<int8_t>(value)); break;
+    case DType::kF64:
+      static_cast<double*>(data)[i] = value;
+      break;
+    case DType::kBool:
+      static_cast<uint8_t*>(data)[i] = value != 0.0;
+      break;
+    case DType::kUndefined:
+      break;
+    case DType::kI8:
+      set_element_i64(i, saturating_cast<int8_t>(value));
+      break;
     case DType::kU8:
       set_element_i64(i, saturating_cast<uint8_t>(value));
       break;
@@ -150,9 +170,15 @@ void Tensor::set_element_i64(int64_t i, int64_t value) {
     case DType::kI32:
       static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value);
       break;
-    case DType::kI64: static_cast<int64_t*>(data)[i] = value; break;
-    case DType::kBool: static_cast<uint8_t*>(data)[i] = value != 0; break;
-    default: set_element_f64(i, static_cast<double>(value)); break;
+    case DType::kI64:
+      static_cast<int64_t*>(data)[i] = value;
+      break;
+    case DType::kBool:
+      static_cast<uint8_t*>(data)[i] = value != 0;
+      break;
+    default:
+      set_element_f64(i, static_cast<double>(value));
+      break;
   }
 }
 
@@ -179,8 +205,7 @@ Result<Tensor> Tensor::reshaped(std::vector<int64_t> dims) const {
 
 bool Tensor::same_as(const Tensor& other) const {
   if (dtype_ != other.dtype_ || dims_ != other.dims_) return false;
-  return byte_size() == 0 ||
-         std::memcmp(data_, other.data_, byte_size()) == 0;
+  return byte_size() == 0 || std::memcmp(data_, other.data_, byte_size()) == 0;
 }
 
 }  // namespace seqrt

@@ -26,15 +26,42 @@ struct BFloat16 {
 
 template <typename T>
 constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::kF32; }
-template <> constexpr DType dtype_of<Half>() { return DType::kF16; }
-template <> constexpr DType dtype_of<BFloat16>() { return DType::kBF16; }
-template <> constexpr DType dtype_of<double>() { return DType::kF64; }
-template <> constexpr DType dtype_of<int8_t>() { return DType::kI8; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::kU8; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::kI32; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::kI64; }
-template <> constexpr DType dtype_of<bool>() { return DType::kBool; }
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::kF32;
+}
+template <>
+constexpr DType dtype_of<Half>() {
+  return DType::kF16;
+}
+template <>
+constexpr DType dtype_of<BFloat16>() {
+  return DType::kBF16;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::kF64;
+}
+template <>
+constexpr DType dtype_of<int8_t>() {
+  return DType::kI8;
+}
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::kU8;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::kI32;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::kI64;
+}
+template <>
+constexpr DType dtype_of<bool>() {
+  return DType::kBool;
+}
 
 class Tensor {
  public:

@@ -72,8 +72,8 @@ TEST(Tensor, ElementAccessConvertsEveryDType) {
 }
 
 TEST(Tensor, ViewSharesStorageAndCloneCopies) {
-  auto storage = std::make_shared<std::vector<float>>(
-      std::vector<float>{1, 2, 3, 4});
+  auto storage =
+      std::make_shared<std::vector<float>>(std::vector<float>{1, 2, 3, 4});
   Tensor view = Tensor::view(DType::kF32, {2, 2}, storage->data(), storage);
   EXPECT_TRUE(view.is_view());
   EXPECT_EQ(view.data(), storage->data());

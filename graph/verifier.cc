@@ -14,9 +14,10 @@ Status verify_in_scope(const Graph& graph, const Scope& outer, int depth,
 
 Status check_id(const Graph& graph, ValueId id, const std::string& where) {
   if (id < 0 || static_cast<size_t>(id) >= graph.values.size()) {
-    return invalid_model("graph '{}': {} refers to value #{} but the graph has "
-                         "{} values",
-                         graph.name, where, id, graph.values.size());
+    return invalid_model(
+        "graph '{}': {} refers to value #{} but the graph has "
+        "{} values",
+        graph.name, where, id, graph.values.size());
   }
   return Status::ok();
 }
@@ -38,13 +39,14 @@ std::string type_string(const Value& value) {
 }
 
 // Marks `id` defined by `what`; a second definition is an error.
-Status define(const Graph& graph, std::vector<const char*>& defined,
-              ValueId id, const char* what) {
+Status define(const Graph& graph, std::vector<const char*>& defined, ValueId id,
+              const char* what) {
   SEQRT_RETURN_IF_ERROR(check_id(graph, id, what));
   if (defined[id] != nullptr) {
-    return invalid_model("graph '{}': value '{}' is defined twice (as {} and "
-                         "as {})",
-                         graph.name, graph.value(id).name, defined[id], what);
+    return invalid_model(
+        "graph '{}': value '{}' is defined twice (as {} and "
+        "as {})",
+        graph.name, graph.value(id).name, defined[id], what);
   }
   defined[id] = what;
   return Status::ok();
@@ -77,12 +79,11 @@ Status check_definitions(const Graph& graph, const Scope& outer,
   for (const auto& [id, tensor] : graph.constants) {
     SEQRT_RETURN_IF_ERROR(define(graph, defined, id, "a constant"));
     if (!type_matches(graph.value(id), tensor)) {
-      return invalid_model("graph '{}': constant '{}' holds {}{} but the value "
-                           "is declared {}",
-                           graph.name, graph.value(id).name,
-                           dtype_name(tensor.dtype()),
-                           dims_to_string(tensor.dims()),
-                           type_string(graph.value(id)));
+      return invalid_model(
+          "graph '{}': constant '{}' holds {}{} but the value "
+          "is declared {}",
+          graph.name, graph.value(id).name, dtype_name(tensor.dtype()),
+          dims_to_string(tensor.dims()), type_string(graph.value(id)));
     }
   }
   for (ValueId id : graph.captures) {
@@ -92,9 +93,10 @@ Status check_definitions(const Graph& graph, const Scope& outer,
       found = found || names->count(graph.value(id).name) != 0;
     }
     if (!found) {
-      return invalid_model("graph '{}': captured value '{}' is not defined in "
-                           "any enclosing graph",
-                           graph.name, graph.value(id).name);
+      return invalid_model(
+          "graph '{}': captured value '{}' is not defined in "
+          "any enclosing graph",
+          graph.name, graph.value(id).name);
     }
   }
   for (const Node& node : graph.nodes) {
@@ -103,15 +105,14 @@ Status check_definitions(const Graph& graph, const Scope& outer,
     }
     for (ValueId id : node.outputs) {
       if (id == kNoValue) continue;
-      SEQRT_RETURN_IF_ERROR(
-          define(graph, defined, id, "a node output").with_context(node.label()));
+      SEQRT_RETURN_IF_ERROR(define(graph, defined, id, "a node output")
+                                .with_context(node.label()));
     }
   }
   return Status::ok();
 }
 
-Status check_uses(const Graph& graph,
-                  const std::vector<const char*>& defined) {
+Status check_uses(const Graph& graph, const std::vector<const char*>& defined) {
   for (const Node& node : graph.nodes) {
     for (ValueId id : node.inputs) {
       if (id == kNoValue) continue;
@@ -148,24 +149,26 @@ Status check_state_pairs(const Graph& graph) {
     const Value& out = graph.value(pair.output);
     if (!contains(graph.inputs, pair.input) ||
         !contains(graph.outputs, pair.output)) {
-      return invalid_model("graph '{}': state pair '{}' -> '{}' must join a "
-                           "graph input to a graph output",
-                           graph.name, in.name, out.name);
+      return invalid_model(
+          "graph '{}': state pair '{}' -> '{}' must join a "
+          "graph input to a graph output",
+          graph.name, in.name, out.name);
     }
     // An output's type may still be unknown before inference.
     bool same_type =
         (out.dtype == DType::kUndefined || in.dtype == out.dtype) &&
         (!in.shape || !out.shape || in.shape->rank() == out.shape->rank());
     if (!same_type) {
-      return invalid_model("graph '{}': state pair '{}' ({}) -> '{}' ({}) "
-                           "differ in type",
-                           graph.name, in.name, type_string(in), out.name,
-                           type_string(out));
+      return invalid_model(
+          "graph '{}': state pair '{}' ({}) -> '{}' ({}) "
+          "differ in type",
+          graph.name, in.name, type_string(in), out.name, type_string(out));
     }
     if (pair.initial && !type_matches(in, *pair.initial)) {
-      return invalid_model("graph '{}': initial value of state '{}' does not "
-                           "match its type {}",
-                           graph.name, in.name, type_string(in));
+      return invalid_model(
+          "graph '{}': initial value of state '{}' does not "
+          "match its type {}",
+          graph.name, in.name, type_string(in));
     }
   }
   return Status::ok();
@@ -180,8 +183,8 @@ Status check_subgraphs(const Graph& graph, const Scope& outer,
     for (const auto& [attr_name, attr] : node.attrs) {
       if (attr.type() != AttrType::kGraph) continue;
       if (attr.as_graph() == nullptr) {
-        return invalid_model("{}: graph attribute '{}' is empty",
-                             node.label(), attr_name);
+        return invalid_model("{}: graph attribute '{}' is empty", node.label(),
+                             attr_name);
       }
       if (depth + 1 > kMaxSubgraphDepth) {
         return make_error(StatusCode::kLimitExceeded,

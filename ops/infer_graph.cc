@@ -12,8 +12,8 @@ Status unknown_ops_error(const Graph& graph, const OpRegistry& registry) {
   for (const Node& node : graph.nodes) {
     if (registry.find(node.domain, node.op) == nullptr) {
       missing.push_back(fmt::format(
-          "{}{} (node '{}')", node.domain.empty() ? "" : node.domain + "::",
-          node.op, node.name));
+          "{}{} (node '{}')",
+          node.domain.empty() ? "" : node.domain + "::", node.op, node.name));
     }
   }
   if (missing.empty()) return Status::ok();

@@ -59,7 +59,7 @@ class OpContext {
 // Static type of one input as known at inference time.
 struct ValueInfo {
   DType dtype = DType::kUndefined;
-  std::optional<Shape> shape;    // nullopt: rank unknown
+  std::optional<Shape> shape;     // nullopt: rank unknown
   const Tensor* value = nullptr;  // set when the input is a known constant
 };
 

@@ -36,8 +36,8 @@ Status check_arity(const Node& node, const std::vector<ParamSpec>& params,
   for (size_t i = 0; i < actual.size(); ++i) {
     const ParamSpec& param = params[std::min(i, params.size() - 1)];
     if (actual[i] == kNoValue && !param.optional) {
-      return invalid_model("{}: {} '{}' is required but missing",
-                           node.label(), what, param.name);
+      return invalid_model("{}: {} '{}' is required but missing", node.label(),
+                           what, param.name);
     }
   }
   return Status::ok();

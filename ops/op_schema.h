@@ -35,7 +35,7 @@ using ReferenceFn = std::function<Status(KernelContext&)>;
 struct OpSchema {
   std::string domain;  // kOnnxDomain ("") or kSeqrtDomain
   std::string name;
-  std::string doc;     // one line
+  std::string doc;  // one line
   std::vector<ParamSpec> inputs;
   std::vector<ParamSpec> outputs;
   std::vector<AttrSpec> attrs;

@@ -15,9 +15,10 @@ OpSchema scale_schema() {
   s.name = "Scale";
   s.inputs = {{"X"}, {"Bias", true}};
   s.outputs = {{"Y"}};
-  s.attrs = {{"factor", AttrType::kFloat, Attribute(2.0f)},
-             {"mode", AttrType::kString, Attribute("up"), false, {"up", "down"}},
-             {"tag", AttrType::kInt, std::nullopt, true}};
+  s.attrs = {
+      {"factor", AttrType::kFloat, Attribute(2.0f)},
+      {"mode", AttrType::kString, Attribute("up"), false, {"up", "down"}},
+      {"tag", AttrType::kInt, std::nullopt, true}};
   s.infer = [](InferContext& ctx) {
     ctx.set_output(0, ctx.input_dtype(0), ctx.input_shape(0));
     return Status::ok();
@@ -59,10 +60,14 @@ TEST(CheckNode, ReportsEachKindOfMistake) {
   };
   std::vector<Case> cases = {
       {{}, {0}, "required attribute 'tag' is missing"},
-      {{{"tag", Attribute(1)}, {"bogus", Attribute(1)}}, {0},
+      {{{"tag", Attribute(1)}, {"bogus", Attribute(1)}},
+       {0},
        "unknown attribute 'bogus'"},
-      {{{"tag", Attribute(1.5f)}}, {0}, "attribute 'tag' must be int, got float"},
-      {{{"tag", Attribute(1)}, {"mode", Attribute("sideways")}}, {0},
+      {{{"tag", Attribute(1.5f)}},
+       {0},
+       "attribute 'tag' must be int, got float"},
+      {{{"tag", Attribute(1)}, {"mode", Attribute("sideways")}},
+       {0},
        "allowed: up, down"},
       {{{"tag", Attribute(1)}}, {}, "expects at least 1 input"},
       {{{"tag", Attribute(1)}}, {0, 1, 2}, "expects at most 2 input"},

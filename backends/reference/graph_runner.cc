@@ -96,7 +96,8 @@ Result<std::vector<Tensor>> run_reference_graph(
   for (size_t i = 0; i < inputs.size(); ++i) env[graph.inputs[i]] = inputs[i];
   for (const auto& [id, tensor] : graph.constants) env[id] = tensor;
   for (ValueId id : graph.captures) {
-    auto it = outer ? outer->find(graph.value(id).name) : decltype(outer->end()){};
+    auto it =
+        outer ? outer->find(graph.value(id).name) : decltype(outer->end()){};
     if (outer == nullptr || it == outer->end()) {
       return invalid_model("graph '{}': captured value '{}' is not available",
                            graph.name, graph.value(id).name);
@@ -117,8 +118,8 @@ Result<std::vector<Tensor>> run_reference_graph(
     }
     SubgraphRunner runner = [&](const Graph& body,
                                 const std::vector<Tensor>& body_inputs) {
-      std::map<std::string, Tensor> scope = outer ? *outer
-                                                  : std::map<std::string, Tensor>();
+      std::map<std::string, Tensor> scope =
+          outer ? *outer : std::map<std::string, Tensor>();
       for (size_t id = 0; id < env.size(); ++id) {
         if (!env[id].empty()) scope[graph.values[id].name] = env[id];
       }
@@ -132,7 +133,8 @@ Result<std::vector<Tensor>> run_reference_graph(
       env[node.outputs[i]] = std::move(ctx.outputs()[i]);
     }
     for (ValueId id : node.inputs) {
-      if (id != kNoValue && last[id] == static_cast<int>(pos)) env[id] = Tensor();
+      if (id != kNoValue && last[id] == static_cast<int>(pos))
+        env[id] = Tensor();
     }
   }
   std::vector<Tensor> outputs;

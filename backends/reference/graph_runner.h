@@ -11,6 +11,7 @@ namespace seqrt {
 
 // Checks `inputs` against the graph's declared inputs: count, dtype, rank,
 // fixed dims, and that each symbolic dim has one size across all inputs.
-Status check_graph_inputs(const Graph& graph, const std::vector<Tensor>& inputs);
+Status check_graph_inputs(const Graph& graph,
+                          const std::vector<Tensor>& inputs);
 
 }  // namespace seqrt

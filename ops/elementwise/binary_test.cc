@@ -130,7 +130,7 @@ TEST(Binary, MismatchedDtypesAndShapesAreErrors) {
           .status(),
       {"[Mul] node 'test'", "cannot be broadcast"});
   expect_error(infer_types("Add", {info(DType::kF32, Shape{2}),
-                                info(DType::kI64, Shape{2})})
+                                   info(DType::kI64, Shape{2})})
                    .status(),
                {"[Add] node 'test'", "same dtype"});
 }
@@ -138,13 +138,13 @@ TEST(Binary, MismatchedDtypesAndShapesAreErrors) {
 TEST(Binary, InferenceBroadcastsSymbolicShapes) {
   auto out =
       infer_types("Add", {info(DType::kF32, Shape{Dim::symbol("batch"), 1, 3}),
-                       info(DType::kF32, Shape{4, 1})});
+                          info(DType::kF32, Shape{4, 1})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].shape, (Shape{Dim::symbol("batch"), 4, 3}));
 
   out = infer_types("Max", {info(DType::kF16, Shape{Dim::symbol("seq")}),
-                         info(DType::kF16, Shape{1}),
-                         info(DType::kF16, Shape{Dim::symbol("seq")})});
+                            info(DType::kF16, Shape{1}),
+                            info(DType::kF16, Shape{Dim::symbol("seq")})});
   ASSERT_TRUE(out.is_ok());
   EXPECT_EQ((*out)[0].dtype, DType::kF16);
   EXPECT_EQ((*out)[0].shape, (Shape{Dim::symbol("seq")}));
@@ -156,11 +156,11 @@ TEST(Binary, InferenceBroadcastsSymbolicShapes) {
   EXPECT_FALSE((*out)[0].shape.has_value());
 
   // Fixed sizes that clash are an error even next to an unknown rank.
-  expect_error(
-      infer_types("Sum", {info(DType::kF32, Shape{2}), info(DType::kF32, Shape{3}),
-                       info(DType::kF32, std::nullopt)})
-          .status(),
-      {"[Sum]", "cannot be broadcast"});
+  expect_error(infer_types("Sum", {info(DType::kF32, Shape{2}),
+                                   info(DType::kF32, Shape{3}),
+                                   info(DType::kF32, std::nullopt)})
+                   .status(),
+               {"[Sum]", "cannot be broadcast"});
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Cast (opset 25): converts every element to the dtype named by `to`, an
 // ONNX TensorProto data-type code.
-#include "ops/type_support.h"
 #include "ops/registry.h"
+#include "ops/type_support.h"
 
 namespace seqrt {
 namespace {

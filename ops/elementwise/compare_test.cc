@@ -51,13 +51,14 @@ TEST(Compare, MismatchedDtypesAreErrors) {
 }
 
 TEST(Compare, InferenceGivesBool) {
-  auto out = infer_types("Equal", {info(DType::kI64, Shape{Dim::symbol("n"), 1}),
-                                info(DType::kI64, Shape{5})});
+  auto out =
+      infer_types("Equal", {info(DType::kI64, Shape{Dim::symbol("n"), 1}),
+                            info(DType::kI64, Shape{5})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].dtype, DType::kBool);
   EXPECT_EQ((*out)[0].shape, (Shape{Dim::symbol("n"), 5}));
   expect_error(infer_types("Less", {info(DType::kF32, Shape{2}),
-                                 info(DType::kF32, Shape{3})})
+                                    info(DType::kF32, Shape{3})})
                    .status(),
                {"[Less]", "cannot be broadcast"});
 }

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "ops/elementwise/elementwise.h"
-#include "ops/type_support.h"
 #include "ops/registry.h"
+#include "ops/type_support.h"
 
 namespace seqrt {
 namespace {

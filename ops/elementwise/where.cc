@@ -2,8 +2,8 @@
 #include <cstring>
 
 #include "ops/elementwise/elementwise.h"
-#include "ops/type_support.h"
 #include "ops/registry.h"
+#include "ops/type_support.h"
 
 namespace seqrt {
 namespace {

@@ -4,9 +4,9 @@
 // dtype named by stash_type.
 #include <cmath>
 
-#include "ops/type_support.h"
 #include "ops/nn/normalization.h"
 #include "ops/registry.h"
+#include "ops/type_support.h"
 #include "ops/util.h"
 
 namespace seqrt {

@@ -56,9 +56,9 @@ TEST(LayerNormalization, AxisCoversTrailingDims) {
 TEST(LayerNormalization, Errors) {
   Tensor x = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor scale2 = Tensor::from_vector<float>({2}, {1, 1});
-  expect_error(
-      run_op("LayerNormalization", {x, scale2}).status(),
-      {"[LayerNormalization] node 'test'", "input 'Scale'", "does not broadcast"});
+  expect_error(run_op("LayerNormalization", {x, scale2}).status(),
+               {"[LayerNormalization] node 'test'", "input 'Scale'",
+                "does not broadcast"});
   Tensor scale = Tensor::from_vector<float>({3}, {1, 1, 1});
   expect_error(run_op("LayerNormalization", {x, scale}, {{"axis", 2}}).status(),
                {"[LayerNormalization]", "axis 2"});
@@ -74,9 +74,9 @@ TEST(LayerNormalization, Errors) {
 TEST(LayerNormalization, InferenceOfStatsShapes) {
   Shape x{Dim::symbol("batch"), Dim::symbol("seq"), 64};
   auto out = infer_types("LayerNormalization",
-                      {info(DType::kF16, x), info(DType::kF16, Shape{64}),
-                       info(DType::kF16, Shape{64})},
-                      {}, 3);
+                         {info(DType::kF16, x), info(DType::kF16, Shape{64}),
+                          info(DType::kF16, Shape{64})},
+                         {}, 3);
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].dtype, DType::kF16);
   EXPECT_EQ((*out)[0].shape, x);
@@ -85,16 +85,17 @@ TEST(LayerNormalization, InferenceOfStatsShapes) {
             (Shape{Dim::symbol("batch"), Dim::symbol("seq"), 1}));
   EXPECT_EQ((*out)[2].shape, (*out)[1].shape);
 
-  out = infer_types("LayerNormalization",
-                 {info(DType::kF32, std::nullopt), info(DType::kF32, Shape{8})},
-                 {}, 2);
+  out = infer_types(
+      "LayerNormalization",
+      {info(DType::kF32, std::nullopt), info(DType::kF32, Shape{8})}, {}, 2);
   ASSERT_TRUE(out.is_ok());
   EXPECT_FALSE((*out)[1].shape.has_value());
 
-  expect_error(infer_types("LayerNormalization", {info(DType::kF32, Shape{2, 8}),
-                                               info(DType::kF32, Shape{4})})
-                   .status(),
-               {"[LayerNormalization]", "does not broadcast"});
+  expect_error(
+      infer_types("LayerNormalization",
+                  {info(DType::kF32, Shape{2, 8}), info(DType::kF32, Shape{4})})
+          .status(),
+      {"[LayerNormalization]", "does not broadcast"});
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 // float dtypes; Y has scale's.
 #include <cmath>
 
-#include "ops/type_support.h"
 #include "ops/nn/normalization.h"
 #include "ops/registry.h"
+#include "ops/type_support.h"
 #include "ops/util.h"
 
 namespace seqrt {

@@ -34,11 +34,11 @@ TEST(RMSNormalization, EpsilonAxisAndScaleDtype) {
 
 TEST(RMSNormalization, Errors) {
   Tensor x = Tensor::from_vector<float>({2, 2}, {1, 2, 3, 4});
-  expect_error(
-      run_op("RMSNormalization",
-             {x, Tensor::from_vector<float>({3}, {1, 1, 1})})
-          .status(),
-      {"[RMSNormalization] node 'test'", "input 'scale'", "does not broadcast"});
+  expect_error(run_op("RMSNormalization",
+                      {x, Tensor::from_vector<float>({3}, {1, 1, 1})})
+                   .status(),
+               {"[RMSNormalization] node 'test'", "input 'scale'",
+                "does not broadcast"});
   expect_error(
       run_op("RMSNormalization", {x, Tensor::from_vector<int32_t>({2}, {1, 1})})
           .status(),
@@ -51,12 +51,12 @@ TEST(RMSNormalization, Errors) {
 TEST(RMSNormalization, Inference) {
   Shape x{Dim::symbol("batch"), Dim::unknown(), 32};
   auto out = infer_types("RMSNormalization",
-                      {info(DType::kBF16, x), info(DType::kF32, Shape{32})});
+                         {info(DType::kBF16, x), info(DType::kF32, Shape{32})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].dtype, DType::kF32);
   EXPECT_EQ((*out)[0].shape, x);
   expect_error(infer_types("RMSNormalization",
-                        {info(DType::kF32, x), info(DType::kF32, Shape{16})})
+                           {info(DType::kF32, x), info(DType::kF32, Shape{16})})
                    .status(),
                {"[RMSNormalization]", "does not broadcast"});
 }

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <string>
 
-#include "ops/type_support.h"
 #include "ops/registry.h"
+#include "ops/type_support.h"
 
 namespace seqrt {
 namespace {

@@ -111,11 +111,12 @@ TEST(RotaryEmbedding, Inference) {
            info(DType::kI64, Shape{Dim::symbol("batch"), Dim::symbol("seq")})})
           .status(),
       {"[RotaryEmbedding]", "rotary_dim / 2 = 32"});
-  expect_error(infer_types("RotaryEmbedding", {info(DType::kF32, Shape{2, 5, 64}),
-                                            info(DType::kF32, Shape{2, 5, 32}),
-                                            info(DType::kF32, Shape{2, 5, 32})})
-                   .status(),
-               {"[RotaryEmbedding]", "num_heads is required"});
+  expect_error(
+      infer_types("RotaryEmbedding", {info(DType::kF32, Shape{2, 5, 64}),
+                                      info(DType::kF32, Shape{2, 5, 32}),
+                                      info(DType::kF32, Shape{2, 5, 32})})
+          .status(),
+      {"[RotaryEmbedding]", "num_heads is required"});
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "ops/type_support.h"
 #include "ops/registry.h"
+#include "ops/type_support.h"
 #include "ops/util.h"
 
 namespace seqrt {

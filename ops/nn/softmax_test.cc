@@ -70,7 +70,8 @@ TEST(Softmax, Inference) {
   EXPECT_EQ((*out)[0].dtype, DType::kF16);
   EXPECT_EQ((*out)[0].shape, shape);
   // Any axis passes when the rank is unknown.
-  out = infer_types("Softmax", {info(DType::kF32, std::nullopt)}, {{"axis", 7}});
+  out =
+      infer_types("Softmax", {info(DType::kF32, std::nullopt)}, {{"axis", 7}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_FALSE((*out)[0].shape.has_value());
 }

@@ -5,8 +5,8 @@
 #include <type_traits>
 
 #include "ops/elementwise/elementwise.h"
-#include "ops/type_support.h"
 #include "ops/registry.h"
+#include "ops/type_support.h"
 #include "ops/util.h"
 
 namespace seqrt {

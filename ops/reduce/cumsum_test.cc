@@ -66,7 +66,7 @@ TEST(CumSum, Inference) {
   EXPECT_EQ((*out)[0].shape, x);
   Tensor axis = Tensor::scalar<int64_t>(5);
   expect_error(infer_types("CumSum", {info(DType::kF32, x),
-                                   info(DType::kI64, Shape{}, &axis)})
+                                      info(DType::kI64, Shape{}, &axis)})
                    .status(),
                {"[CumSum]", "axis 5"});
 }

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "ops/elementwise/elementwise.h"
-#include "ops/type_support.h"
 #include "ops/registry.h"
+#include "ops/type_support.h"
 #include "ops/util.h"
 
 namespace seqrt {

@@ -119,21 +119,21 @@ TEST(Reduce, InferenceWithConstantAxes) {
             (Shape{Dim::symbol("batch"), Dim::symbol("seq"), 1}));
 
   out = infer_types("ReduceSum",
-                 {info(DType::kF32, x), info(DType::kI64, Shape{1}, &last)},
-                 {{"keepdims", 0}});
+                    {info(DType::kF32, x), info(DType::kI64, Shape{1}, &last)},
+                    {{"keepdims", 0}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_EQ((*out)[0].shape, (Shape{Dim::symbol("batch"), Dim::symbol("seq")}));
 
   // No axes: all axes, so even an unknown rank gives a scalar without dims.
   out = infer_types("ReduceMax", {info(DType::kI32, std::nullopt)},
-                 {{"keepdims", 0}});
+                    {{"keepdims", 0}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_EQ((*out)[0].dtype, DType::kI32);
   EXPECT_EQ((*out)[0].shape, Shape());
 
   Tensor bad = axes({3});
   expect_error(infer_types("ReduceSum", {info(DType::kF32, x),
-                                      info(DType::kI64, Shape{1}, &bad)})
+                                         info(DType::kI64, Shape{1}, &bad)})
                    .status(),
                {"[ReduceSum]", "axis 3"});
 }
@@ -141,7 +141,7 @@ TEST(Reduce, InferenceWithConstantAxes) {
 TEST(Reduce, InferenceWithUnknownAxes) {
   Shape x{Dim::symbol("batch"), 1, 8};
   auto out = infer_types("ReduceSum",
-                      {info(DType::kF32, x), info(DType::kI64, Shape{2})});
+                         {info(DType::kF32, x), info(DType::kI64, Shape{2})});
   ASSERT_TRUE(out.is_ok()) << out.status().to_string();
   ASSERT_TRUE((*out)[0].shape.has_value());
   const Shape& shape = *(*out)[0].shape;
@@ -150,16 +150,16 @@ TEST(Reduce, InferenceWithUnknownAxes) {
   EXPECT_EQ(shape[1], Dim(1));
   EXPECT_TRUE(shape[2].is_unknown());
 
-  out =
-      infer_types("ReduceSum", {info(DType::kF32, x), info(DType::kI64, Shape{2})},
-               {{"keepdims", 0}});
+  out = infer_types("ReduceSum",
+                    {info(DType::kF32, x), info(DType::kI64, Shape{2})},
+                    {{"keepdims", 0}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_FALSE((*out)[0].shape.has_value());
 
   // An axes input known to be empty is the same as none.
-  out =
-      infer_types("ReduceSum", {info(DType::kF32, x), info(DType::kI64, Shape{0})},
-               {{"noop_with_empty_axes", 1}});
+  out = infer_types("ReduceSum",
+                    {info(DType::kF32, x), info(DType::kI64, Shape{0})},
+                    {{"noop_with_empty_axes", 1}});
   ASSERT_TRUE(out.is_ok());
   EXPECT_EQ((*out)[0].shape, x);
 }

@@ -51,8 +51,8 @@ TEST(Gather, InfersShape) {
   EXPECT_EQ(out->outputs[0].dtype, DType::kF16);
   EXPECT_EQ(*out->outputs[0].shape, Shape({sym("batch"), sym("seq"), 64}));
   Tensor bad = op_testing::ints({0, 4});
-  auto range =
-      infer_op("Gather", {typed(DType::kF32, Shape({4})), op_testing::known(bad)});
+  auto range = infer_op(
+      "Gather", {typed(DType::kF32, Shape({4})), op_testing::known(bad)});
   ASSERT_FALSE(range.is_ok());
   EXPECT_NE(range.status().message().find("index 4"), std::string::npos);
   auto unknown = infer_op("Gather", {typed(DType::kF32, Shape({4})),

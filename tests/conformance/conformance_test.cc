@@ -105,8 +105,8 @@ void expect_inference_matches(const Graph& graph,
                               const std::vector<Tensor>& outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Value& value = graph.value(graph.outputs[i]);
-    EXPECT_EQ(value.dtype, outputs[i].dtype()) << "inferred dtype of output "
-                                               << i;
+    EXPECT_EQ(value.dtype, outputs[i].dtype())
+        << "inferred dtype of output " << i;
     if (!value.shape) continue;
     ASSERT_EQ(value.shape->rank(), outputs[i].rank())
         << "inferred rank of output " << i;
@@ -168,8 +168,8 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllOps, Conformance,
-                         ::testing::ValuesIn(all_params()), param_name);
+INSTANTIATE_TEST_SUITE_P(AllOps, Conformance, ::testing::ValuesIn(all_params()),
+                         param_name);
 
 TEST(ConformanceCoverage, EveryOpHasCases) {
   std::set<std::string> covered;
