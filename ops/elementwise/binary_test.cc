@@ -9,15 +9,12 @@ namespace seqrt {
 namespace {
 
 using op_testing::expect_error;
+using op_testing::f32;
 using op_testing::expect_values;
 using op_testing::infer_types;
 using op_testing::info;
 using op_testing::run_ok;
 using op_testing::run_op;
-
-Tensor f32(std::vector<int64_t> dims, std::vector<float> values) {
-  return Tensor::from_vector<float>(std::move(dims), values);
-}
 
 TEST(Binary, ArithmeticWithBroadcasting) {
   Tensor a = f32({2, 3}, {1, 2, 3, 4, 5, 6});

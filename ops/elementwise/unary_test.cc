@@ -9,6 +9,7 @@ namespace seqrt {
 namespace {
 
 using op_testing::expect_error;
+using op_testing::f32;
 using op_testing::expect_values;
 using op_testing::infer_types;
 using op_testing::info;
@@ -17,10 +18,6 @@ using op_testing::run_op;
 
 constexpr double kE = 2.718281828459045;
 constexpr double kPi = 3.141592653589793;
-
-Tensor f32(std::vector<int64_t> dims, std::vector<float> values) {
-  return Tensor::from_vector<float>(std::move(dims), values);
-}
 
 TEST(Unary, FloatFunctionsOnHandValues) {
   expect_values(run_ok("Sqrt", {f32({2}, {4, 9})}), {2, 3});

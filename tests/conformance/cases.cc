@@ -22,6 +22,29 @@ Tensor random_tensor(DType dtype, std::vector<int64_t> dims, uint64_t seed,
   return tensor;
 }
 
+OpCase make_case(const std::string& op, const std::string& name,
+                 std::vector<Tensor> inputs, AttrMap attrs,
+                 size_t num_outputs) {
+  OpCase c;
+  c.op = op;
+  c.name = name;
+  c.inputs = std::move(inputs);
+  c.attrs = std::move(attrs);
+  c.num_outputs = num_outputs;
+  return c;
+}
+
+OpCase expect_failure(OpCase c) {
+  c.expect_error = true;
+  return c;
+}
+
+OpCase loosened(OpCase c, double tolerance) {
+  c.rtol = tolerance;
+  c.atol = tolerance;
+  return c;
+}
+
 const std::vector<OpCase>& all_op_cases() {
   static const std::vector<OpCase> cases = [] {
     std::vector<OpCase> all;

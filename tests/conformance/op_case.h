@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/graph.h"
@@ -20,6 +21,9 @@ struct OpCase {
   // Inputs the graph holds as constants rather than graph inputs (for
   // example Reshape's shape, which inference needs to know).
   std::vector<bool> constant_inputs;
+  // Further graph inputs that are not inputs of the node, for subgraphs
+  // (If branches, Scan and Loop bodies) to capture by name.
+  std::vector<std::pair<std::string, Tensor>> outer_values;
   size_t num_outputs = 1;
   // |got - want| <= atol + rtol * |want| elementwise.
   double rtol = 1e-5;
@@ -28,6 +32,13 @@ struct OpCase {
   // attributes); the harness checks every backend fails too.
   bool expect_error = false;
 };
+
+// Case builders shared by the cases files.
+OpCase make_case(const std::string& op, const std::string& name,
+                 std::vector<Tensor> inputs, AttrMap attrs = {},
+                 size_t num_outputs = 1);
+OpCase expect_failure(OpCase c);  // the case must fail on every backend
+OpCase loosened(OpCase c, double tolerance);  // rtol = atol = tolerance
 
 // Deterministic pseudo-random tensors for cases (uniform in [lo, hi);
 // integer dtypes get integers in that range, bool gets lo/hi coin flips).

@@ -8,16 +8,6 @@
 namespace seqrt {
 namespace {
 
-OpCase make_case(const std::string& op, const std::string& name,
-                 std::vector<Tensor> inputs, AttrMap attrs = {}) {
-  OpCase c;
-  c.op = op;
-  c.name = name;
-  c.inputs = std::move(inputs);
-  c.attrs = std::move(attrs);
-  return c;
-}
-
 // Tolerances a real backend needs for 16-bit outputs.
 OpCase& loosen_for(OpCase& c, DType dtype) {
   if (dtype == DType::kF16) {
@@ -27,11 +17,6 @@ OpCase& loosen_for(OpCase& c, DType dtype) {
     c.rtol = 2e-2;
     c.atol = 2e-2;
   }
-  return c;
-}
-
-OpCase expect_failure(OpCase c) {
-  c.expect_error = true;
   return c;
 }
 

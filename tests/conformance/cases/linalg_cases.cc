@@ -9,29 +9,6 @@
 namespace seqrt {
 namespace {
 
-OpCase make_case(const std::string& op, const std::string& name,
-                 std::vector<Tensor> inputs, AttrMap attrs = {}) {
-  OpCase c;
-  c.op = op;
-  c.name = name;
-  c.inputs = std::move(inputs);
-  c.attrs = std::move(attrs);
-  return c;
-}
-
-// Half-precision outputs round each result; sums of many products need
-// more room than the default tolerance.
-OpCase loosened(OpCase c, double tolerance) {
-  c.rtol = tolerance;
-  c.atol = tolerance;
-  return c;
-}
-
-OpCase expect_failure(OpCase c) {
-  c.expect_error = true;
-  return c;
-}
-
 Tensor rand(DType dtype, std::vector<int64_t> dims, uint64_t seed) {
   if (is_integer(dtype))
     return random_tensor(dtype, std::move(dims), seed, -8, 8);

@@ -7,30 +7,6 @@
 namespace seqrt {
 namespace {
 
-OpCase make_case(const std::string& op, const std::string& name,
-                 std::vector<Tensor> inputs, AttrMap attrs = {},
-                 size_t num_outputs = 1) {
-  OpCase c;
-  c.op = op;
-  c.name = name;
-  c.inputs = std::move(inputs);
-  c.attrs = std::move(attrs);
-  c.num_outputs = num_outputs;
-  return c;
-}
-
-// Tolerances a real backend needs for 16-bit outputs.
-OpCase loosened(OpCase c, double tolerance) {
-  c.rtol = tolerance;
-  c.atol = tolerance;
-  return c;
-}
-
-OpCase expect_failure(OpCase c) {
-  c.expect_error = true;
-  return c;
-}
-
 void add_softmax_cases(std::vector<OpCase>& cases) {
   uint64_t seed = 1000;
   for (const char* op : {"Softmax", "LogSoftmax"}) {

@@ -8,30 +8,9 @@
 namespace seqrt {
 namespace {
 
-OpCase make_case(const std::string& op, const std::string& name,
-                 std::vector<Tensor> inputs, AttrMap attrs = {}) {
-  OpCase c;
-  c.op = op;
-  c.name = name;
-  c.inputs = std::move(inputs);
-  c.attrs = std::move(attrs);
-  return c;
-}
-
 // The second input (axes) is a graph constant, as inference needs it.
 OpCase with_constant_axes(OpCase c) {
   c.constant_inputs = {false, true};
-  return c;
-}
-
-OpCase loosened(OpCase c, double tolerance) {
-  c.rtol = tolerance;
-  c.atol = tolerance;
-  return c;
-}
-
-OpCase expect_failure(OpCase c) {
-  c.expect_error = true;
   return c;
 }
 

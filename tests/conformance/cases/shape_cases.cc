@@ -12,25 +12,10 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-OpCase make_case(const std::string& op, const std::string& name,
-                 std::vector<Tensor> inputs, AttrMap attrs = {}) {
-  OpCase c;
-  c.op = op;
-  c.name = name;
-  c.inputs = std::move(inputs);
-  c.attrs = std::move(attrs);
-  return c;
-}
-
 // Every input after the first is a graph constant.
 OpCase constant_args(OpCase c) {
   c.constant_inputs.assign(c.inputs.size(), true);
   c.constant_inputs[0] = false;
-  return c;
-}
-
-OpCase expect_failure(OpCase c) {
-  c.expect_error = true;
   return c;
 }
 
