@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "seqrt " SEQRT_VERSION);
   app.footer(
       "Run 'seqrt COMMAND --help' for a command's options. Exit code 0 "
-      "on success, 1 when a command fails, 2 on a bad command line.");
+      "on success, 1 when a command fails, 2 on a bad command line.\n");
   std::vector<seqrt::Command> commands = {
       seqrt::add_inspect_command(app),
       seqrt::add_run_command(app),
