@@ -1,6 +1,8 @@
 #include "ops/infer_graph.h"
 
 #include <map>
+#include <memory>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -94,6 +96,39 @@ std::vector<Tensor> evaluate_known(const Node& node, const OpSchema& schema,
   return std::move(ctx.outputs());
 }
 
+// Values of enclosing graphs by name, for typing a subgraph's captures.
+using Scope = std::map<std::string, const Value*>;
+
+Status infer_graph_in_scope(Graph& graph, const Scope& outer,
+                            const OpRegistry& registry);
+
+// Types each subgraph of `node` before the node itself is inferred, so that
+// If/Scan/Loop inference can read the subgraphs' output types. A capture
+// without a declared type takes the type of the enclosing value it names.
+// The subgraph is typed as a copy and swapped in, leaving alone any other
+// graph that shares the attribute.
+Status infer_subgraphs(const Graph& graph, Node& node, const Scope& outer,
+                       const OpRegistry& registry) {
+  Scope scope = outer;
+  for (const Value& value : graph.values) scope[value.name] = &value;
+  for (auto& [name, attr] : node.attrs) {
+    if (attr.type() != AttrType::kGraph) continue;
+    Graph body = *attr.as_graph();
+    for (ValueId id : body.captures) {
+      Value& capture = body.value(id);
+      auto it = scope.find(capture.name);
+      if (it == scope.end()) continue;
+      if (capture.dtype == DType::kUndefined) capture.dtype = it->second->dtype;
+      if (!capture.shape.has_value()) capture.shape = it->second->shape;
+    }
+    SEQRT_RETURN_IF_ERROR(
+        infer_graph_in_scope(body, scope, registry)
+            .with_context(fmt::format("{}: in '{}'", node.label(), name)));
+    attr = Attribute(std::make_shared<Graph>(std::move(body)));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status check_ops(const Graph& graph, const OpRegistry& registry) {
@@ -111,6 +146,13 @@ Status check_ops(const Graph& graph, const OpRegistry& registry) {
 }
 
 Status infer_graph(Graph& graph, const OpRegistry& registry) {
+  return infer_graph_in_scope(graph, Scope(), registry);
+}
+
+namespace {
+
+Status infer_graph_in_scope(Graph& graph, const Scope& outer,
+                            const OpRegistry& registry) {
   SEQRT_RETURN_IF_ERROR(check_ops(graph, registry));
   SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, graph.topological_order());
   std::map<ValueId, Tensor> known(graph.constants.begin(),
@@ -120,6 +162,10 @@ Status infer_graph(Graph& graph, const OpRegistry& registry) {
     return it == known.end() ? nullptr : &it->second;
   };
   for (int index : order) {
+    if (has_subgraph(graph.nodes[index])) {
+      SEQRT_RETURN_IF_ERROR(
+          infer_subgraphs(graph, graph.nodes[index], outer, registry));
+    }
     const Node& node = graph.nodes[index];
     const OpSchema& schema = *registry.find(node.domain, node.op);
     std::vector<ValueInfo> inputs;
@@ -152,4 +198,5 @@ Status infer_graph(Graph& graph, const OpRegistry& registry) {
   return Status::ok();
 }
 
+}  // namespace
 }  // namespace seqrt

@@ -9,6 +9,8 @@
 namespace seqrt {
 
 // Fills in value dtypes and shapes from the ops' inference functions.
+// Subgraphs are typed first, before the node that holds them; a capture
+// without a declared type takes the type of the enclosing value it names.
 // Fails on an unknown op (listing every unknown op with its node) or on a
 // declared type that contradicts the inferred one.
 Status infer_graph(Graph& graph,

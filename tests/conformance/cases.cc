@@ -53,6 +53,7 @@ const std::vector<OpCase>& all_op_cases() {
     add_reduce_cases(all);
     add_linalg_cases(all);
     add_shape_cases(all);
+    add_control_cases(all);
     return all;
   }();
   return cases;

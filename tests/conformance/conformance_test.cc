@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 
+#include "backends/reference/reference_backend.h"
 #include "graph/builder.h"
 #include "ops/infer_graph.h"
 #include "ops/registry.h"
@@ -35,6 +37,10 @@ Result<BuiltCase> build_case(const OpCase& c) {
       ids.push_back(builder.input(name, tensor.dtype(), tensor.shape()));
       built.graph_inputs.push_back(tensor);
     }
+  }
+  for (const auto& [name, tensor] : c.outer_values) {
+    builder.input(name, tensor.dtype(), tensor.shape());
+    built.graph_inputs.push_back(tensor);
   }
   NodeOptions options;
   options.name = c.name;
@@ -68,7 +74,17 @@ Result<std::vector<Tensor>> run_reference_kernel(const OpCase& c) {
     node.outputs.push_back(static_cast<ValueId>(c.inputs.size() + i));
   }
   SEQRT_RETURN_IF_ERROR(check_node(node, *schema));
-  KernelContext ctx(node, *schema, std::move(args));
+  // Subgraphs see the case's values under their graph names (build_case).
+  std::map<std::string, Tensor> scope(c.outer_values.begin(),
+                                      c.outer_values.end());
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    if (!c.inputs[i].empty()) scope["in" + std::to_string(i)] = c.inputs[i];
+  }
+  SubgraphRunner runner = [&scope](const Graph& body,
+                                   const std::vector<Tensor>& inputs) {
+    return run_reference_graph(body, inputs, &scope);
+  };
+  KernelContext ctx(node, *schema, std::move(args), runner);
   SEQRT_RETURN_IF_ERROR(schema->reference(ctx));
   return std::move(ctx.outputs());
 }

@@ -51,6 +51,7 @@ void add_nn_cases(std::vector<OpCase>& cases);
 void add_reduce_cases(std::vector<OpCase>& cases);
 void add_linalg_cases(std::vector<OpCase>& cases);
 void add_shape_cases(std::vector<OpCase>& cases);
+void add_control_cases(std::vector<OpCase>& cases);
 
 // Every case of every op.
 const std::vector<OpCase>& all_op_cases();

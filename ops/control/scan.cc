@@ -1,0 +1,254 @@
+// Scan (opset 16+ semantics): N state variables then M scan inputs. The
+// body runs once per element along each scan input's axis, taking the
+// states and one slice of every scan input, and gives the new states and
+// K per-step scan outputs, which are stacked along their output axes.
+#include "ops/control/subgraph.h"
+#include "ops/registry.h"
+#include "ops/util.h"
+
+namespace seqrt {
+namespace {
+
+// The counts and per-input/per-output attributes of one Scan node.
+struct ScanLayout {
+  size_t num_states = 0;        // N
+  size_t num_scan_inputs = 0;   // M
+  size_t num_scan_outputs = 0;  // K
+  std::vector<int64_t> input_axes;
+  std::vector<int64_t> input_directions;
+  std::vector<int64_t> output_axes;
+  std::vector<int64_t> output_directions;
+};
+
+// An optional ints attribute with one entry per input/output; `fill` when
+// absent.
+Result<std::vector<int64_t>> per_item_attr(const OpContext& ctx,
+                                           const std::string& name,
+                                           size_t count, int64_t fill) {
+  if (ctx.node().attr(name) == nullptr) {
+    return std::vector<int64_t>(count, fill);
+  }
+  const std::vector<int64_t>& values = ctx.attr_ints(name);
+  if (values.size() != count) {
+    return ctx.error("attribute '{}' must have {} entries, got {}", name, count,
+                     values.size());
+  }
+  return values;
+}
+
+Status check_directions(const OpContext& ctx, const std::string& name,
+                        const std::vector<int64_t>& directions) {
+  for (int64_t direction : directions) {
+    if (direction != 0 && direction != 1) {
+      return ctx.error("attribute '{}' entries must be 0 or 1, got {}", name,
+                       direction);
+    }
+  }
+  return Status::ok();
+}
+
+Result<ScanLayout> scan_layout(const OpContext& ctx, size_t num_inputs,
+                               size_t num_outputs) {
+  int64_t m = ctx.attr_int("num_scan_inputs");
+  if (m < 1 || static_cast<size_t>(m) > num_inputs) {
+    return ctx.error("num_scan_inputs must be in [1, {}], got {}", num_inputs,
+                     m);
+  }
+  ScanLayout layout;
+  layout.num_scan_inputs = static_cast<size_t>(m);
+  layout.num_states = num_inputs - layout.num_scan_inputs;
+  if (num_outputs < layout.num_states) {
+    return ctx.error("has {} state variables but only {} outputs",
+                     layout.num_states, num_outputs);
+  }
+  layout.num_scan_outputs = num_outputs - layout.num_states;
+  size_t mm = layout.num_scan_inputs;
+  size_t k = layout.num_scan_outputs;
+  SEQRT_ASSIGN_OR_RETURN(layout.input_axes,
+                         per_item_attr(ctx, "scan_input_axes", mm, 0));
+  SEQRT_ASSIGN_OR_RETURN(layout.input_directions,
+                         per_item_attr(ctx, "scan_input_directions", mm, 0));
+  SEQRT_ASSIGN_OR_RETURN(layout.output_axes,
+                         per_item_attr(ctx, "scan_output_axes", k, 0));
+  SEQRT_ASSIGN_OR_RETURN(layout.output_directions,
+                         per_item_attr(ctx, "scan_output_directions", k, 0));
+  SEQRT_RETURN_IF_ERROR(
+      check_directions(ctx, "scan_input_directions", layout.input_directions));
+  SEQRT_RETURN_IF_ERROR(check_directions(ctx, "scan_output_directions",
+                                         layout.output_directions));
+  return layout;
+}
+
+// The node's inputs must match the body's declared input dtypes.
+Status check_body_inputs(const OpContext& ctx, const Graph& body,
+                         const std::vector<DType>& node_dtypes,
+                         size_t num_states) {
+  for (size_t i = 0; i < node_dtypes.size(); ++i) {
+    std::string what = fmt::format("{} {} (input {}, body input '{}')",
+                                   i < num_states ? "state" : "scan input",
+                                   i < num_states ? i : i - num_states, i,
+                                   body.value(body.inputs[i]).name);
+    SEQRT_RETURN_IF_ERROR(check_same_type(
+        ctx, what, body.value(body.inputs[i]).dtype, node_dtypes[i]));
+  }
+  return Status::ok();
+}
+
+// The sequence length known at inference time: the first fixed or
+// symbolic dim among the scan inputs; fixed dims that differ are an error.
+Result<Dim> infer_length(const InferContext& ctx, const ScanLayout& layout) {
+  Dim length;
+  for (size_t j = 0; j < layout.num_scan_inputs; ++j) {
+    const std::optional<Shape>& shape = ctx.input_shape(layout.num_states + j);
+    if (!shape.has_value()) continue;
+    SEQRT_ASSIGN_OR_RETURN(int64_t axis,
+                           normalize_axis(ctx, layout.input_axes[j],
+                                          static_cast<int64_t>(shape->rank())));
+    const Dim& dim = (*shape)[axis];
+    if (length.is_fixed() && dim.is_fixed() && length != dim) {
+      return ctx.error("scan inputs disagree on the sequence length: {} and {}",
+                       length.value(), dim.value());
+    }
+    if (length.is_unknown() || (dim.is_fixed() && !length.is_fixed())) {
+      length = dim;
+    }
+  }
+  return length;
+}
+
+Status infer_scan(InferContext& ctx) {
+  SEQRT_ASSIGN_OR_RETURN(ScanLayout layout,
+                         scan_layout(ctx, ctx.num_inputs(), ctx.num_outputs()));
+  size_t n = layout.num_states;
+  SEQRT_ASSIGN_OR_RETURN(const Graph* body,
+                         subgraph_attr(ctx, "body", n + layout.num_scan_inputs,
+                                       ctx.num_outputs()));
+  std::vector<DType> dtypes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    dtypes.push_back(ctx.input_dtype(i));
+  }
+  SEQRT_RETURN_IF_ERROR(check_body_inputs(ctx, *body, dtypes, n));
+  SEQRT_ASSIGN_OR_RETURN(Dim length, infer_length(ctx, layout));
+  for (size_t i = 0; i < n; ++i) {
+    SEQRT_ASSIGN_OR_RETURN(ValueInfo out,
+                           subgraph_output_type(ctx, "body", *body, i));
+    SEQRT_RETURN_IF_ERROR(
+        check_same_type(ctx, fmt::format("body output {} (new state {})", i, i),
+                        ctx.input_dtype(i), out.dtype));
+    SEQRT_ASSIGN_OR_RETURN(
+        std::optional<Shape> shape,
+        merge_shapes(ctx, fmt::format("state {} and its update", i),
+                     ctx.input_shape(i), out.shape));
+    ctx.set_output(i, out.dtype, std::move(shape));
+  }
+  for (size_t k = 0; k < layout.num_scan_outputs; ++k) {
+    SEQRT_ASSIGN_OR_RETURN(ValueInfo out,
+                           subgraph_output_type(ctx, "body", *body, n + k));
+    std::optional<Shape> shape;
+    if (out.shape.has_value()) {
+      SEQRT_ASSIGN_OR_RETURN(
+          int64_t axis,
+          normalize_axis(ctx, layout.output_axes[k],
+                         static_cast<int64_t>(out.shape->rank()) + 1));
+      shape = insert_dim(out.shape, axis, length);
+    }
+    ctx.set_output(n + k, out.dtype, std::move(shape));
+  }
+  return Status::ok();
+}
+
+// The normalised scan axes of the inputs and their common length.
+Result<int64_t> run_length(const KernelContext& ctx, const ScanLayout& layout,
+                           std::vector<int64_t>& axes) {
+  int64_t length = -1;
+  for (size_t j = 0; j < layout.num_scan_inputs; ++j) {
+    const Tensor& x = *ctx.input(layout.num_states + j);
+    SEQRT_ASSIGN_OR_RETURN(int64_t axis,
+                           normalize_axis(ctx, layout.input_axes[j],
+                                          static_cast<int64_t>(x.rank())));
+    if (length >= 0 && x.dim(axis) != length) {
+      return ctx.error(
+          "scan inputs disagree on the sequence length: {} and {} (scan "
+          "input {})",
+          length, x.dim(axis), j);
+    }
+    length = x.dim(axis);
+    axes.push_back(axis);
+  }
+  return length;
+}
+
+Status run_scan(KernelContext& ctx) {
+  SEQRT_ASSIGN_OR_RETURN(ScanLayout layout,
+                         scan_layout(ctx, ctx.num_inputs(), ctx.num_outputs()));
+  size_t n = layout.num_states;
+  SEQRT_ASSIGN_OR_RETURN(const Graph* body,
+                         subgraph_attr(ctx, "body", n + layout.num_scan_inputs,
+                                       ctx.num_outputs()));
+  std::vector<DType> dtypes;
+  std::vector<Tensor> states;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) return ctx.error("input {} is missing", i);
+    dtypes.push_back(ctx.input(i)->dtype());
+    if (i < n) states.push_back(*ctx.input(i));
+  }
+  SEQRT_RETURN_IF_ERROR(check_body_inputs(ctx, *body, dtypes, n));
+  std::vector<int64_t> axes;
+  SEQRT_ASSIGN_OR_RETURN(int64_t length, run_length(ctx, layout, axes));
+  std::vector<ScanOutputStack> stacks;
+  for (size_t k = 0; k < layout.num_scan_outputs; ++k) {
+    stacks.emplace_back(fmt::format("scan output {}", k), layout.output_axes[k],
+                        layout.output_directions[k] == 1);
+  }
+  for (int64_t t = 0; t < length; ++t) {
+    std::vector<Tensor> body_inputs = states;
+    for (size_t j = 0; j < layout.num_scan_inputs; ++j) {
+      int64_t index = layout.input_directions[j] == 1 ? length - 1 - t : t;
+      body_inputs.push_back(slice_along(*ctx.input(n + j), axes[j], index));
+    }
+    SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                           run_body(ctx, "body", *body, body_inputs));
+    for (size_t i = 0; i < n; ++i) {
+      SEQRT_RETURN_IF_ERROR(check_same_type(
+          ctx, fmt::format("body output {} (new state {})", i, i),
+          states[i].dtype(), outputs[i].dtype()));
+      states[i] = std::move(outputs[i]);
+    }
+    for (size_t k = 0; k < stacks.size(); ++k) {
+      SEQRT_RETURN_IF_ERROR(stacks[k].add(ctx, std::move(outputs[n + k])));
+    }
+  }
+  for (size_t i = 0; i < n; ++i) ctx.set_output(i, states[i]);
+  for (size_t k = 0; k < stacks.size(); ++k) {
+    SEQRT_ASSIGN_OR_RETURN(
+        Tensor stacked,
+        stacks[k].stack(ctx, length, body->value(body->outputs[n + k])));
+    ctx.set_output(n + k, std::move(stacked));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_scan(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "Scan";
+  s.doc = "runs a body over slices of scan inputs, carrying state variables";
+  s.inputs = {{"initial_state_and_scan_inputs", false, true}};
+  s.outputs = {{"final_state_and_scan_outputs", false, true}};
+  s.attrs = {
+      AttrSpec{"body", AttrType::kGraph, std::nullopt, true, {}},
+      AttrSpec{"num_scan_inputs", AttrType::kInt, std::nullopt, true, {}},
+      AttrSpec{"scan_input_axes", AttrType::kInts, std::nullopt, false, {}},
+      AttrSpec{
+          "scan_input_directions", AttrType::kInts, std::nullopt, false, {}},
+      AttrSpec{"scan_output_axes", AttrType::kInts, std::nullopt, false, {}},
+      AttrSpec{
+          "scan_output_directions", AttrType::kInts, std::nullopt, false, {}},
+  };
+  s.infer = infer_scan;
+  s.reference = run_scan;
+  register_or_die(registry, std::move(s));
+}
+
+}  // namespace seqrt
