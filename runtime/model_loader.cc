@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "importers/native/reader.h"
+#include "importers/onnx/importer.h"
 #include "ops/infer_graph.h"
 
 namespace seqrt {
@@ -45,21 +46,15 @@ Result<ModelFormat> detect_model_format(const std::string& path) {
   std::string extension = lower_extension(path);
   // A .seqrt file without the magic is damaged: the native reader says how.
   if (extension == ".seqrt") return ModelFormat::kSeqrt;
-  if (extension == ".onnx") return ModelFormat::kOnnx;
-  return invalid_argument(
-      "'{}' is not a model seqrt can load: it does not start with the .seqrt "
-      "identifier and its extension is not .seqrt or .onnx",
-      path);
+  // Any other file is tried as ONNX: its protobuf has no magic, and the
+  // importer names the file when the bytes do not parse.
+  return ModelFormat::kOnnx;
 }
 
 Result<Graph> load_model(const std::string& path) {
   SEQRT_ASSIGN_OR_RETURN(ModelFormat format, detect_model_format(path));
-  if (format == ModelFormat::kOnnx) {
-    return unsupported(
-        "'{}': ONNX import is not in this build yet (it lands with the ONNX "
-        "importer); load a .seqrt file instead",
-        path);
-  }
+  // The ONNX importer verifies and infers types itself.
+  if (format == ModelFormat::kOnnx) return import_onnx_file(path);
   SEQRT_ASSIGN_OR_RETURN(Graph graph, read_seqrt_file(path));
   Status inferred = infer_graph(graph);
   if (!inferred.is_ok())

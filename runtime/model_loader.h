@@ -2,7 +2,8 @@
 //
 // The format is told by content first (the .seqrt magic), then by the
 // file's extension, so a renamed .seqrt file still loads and a truncated
-// one still gets the native reader's precise error.
+// one still gets the native reader's precise error. Any other file is read
+// as ONNX (protobuf has no magic to test).
 #pragma once
 
 #include <string>
@@ -17,13 +18,11 @@ enum class ModelFormat {
   kOnnx,   // ONNX protobuf: needs the ONNX importer
 };
 
-// Which importer `path` needs. kNotFound when the file cannot be opened;
-// kInvalidArgument when neither its content nor its extension says.
+// Which importer `path` needs. kNotFound when the file cannot be opened.
 Result<ModelFormat> detect_model_format(const std::string& path);
 
 // Reads the model with the importer its format needs, then runs
-// infer_graph() so every value has its dtype and shape. ONNX files give a
-// kUnsupported error until the ONNX importer is part of the build.
+// infer_graph() so every value has its dtype and shape.
 Result<Graph> load_model(const std::string& path);
 
 }  // namespace seqrt

@@ -204,15 +204,15 @@ TEST(session_model_loader, DetectsTheFormatByContentThenExtension) {
   std::remove(onnx.c_str());
 }
 
-TEST(session_model_loader, OnnxIsNotInThisBuildYet) {
+TEST(session_model_loader, OnnxGoesToTheOnnxImporter) {
+  // A ModelProto with an ir_version and a producer but no graph.
   std::string path = temp_path("model.onnx");
   write_text(path, "\x08\x07\x12\x04test");
   Result<Graph> graph = load_model(path);
   ASSERT_FALSE(graph.is_ok());
-  EXPECT_EQ(graph.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(
-      graph.status().message().find("ONNX import is not in this build yet"),
-      std::string::npos);
+  EXPECT_EQ(graph.status().code(), StatusCode::kInvalidModel);
+  EXPECT_NE(graph.status().message().find("has no graph"), std::string::npos);
+  EXPECT_NE(graph.status().message().find(path), std::string::npos);
   std::remove(path.c_str());
 }
 

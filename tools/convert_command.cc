@@ -1,5 +1,5 @@
 // seqrt convert IN OUT: reads a model, verifies it and writes it as .seqrt.
-// Until the ONNX importer lands, IN must itself be a .seqrt file.
+// IN is a .seqrt or an ONNX file.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -45,7 +45,8 @@ Command add_convert_command(CLI::App& app) {
   auto options = std::make_shared<ConvertOptions>();
   CLI::App* sub = app.add_subcommand(
       "convert", "Read a model, verify it and write it as a .seqrt file");
-  sub->add_option("IN", options->input, "Model to read (.seqrt)")->required();
+  sub->add_option("IN", options->input, "Model to read (.seqrt or .onnx)")
+      ->required();
   sub->add_option("OUT", options->output, "File to write (.seqrt)")->required();
   return {sub, [options] { return convert_model(*options); }};
 }

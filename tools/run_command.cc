@@ -1,5 +1,6 @@
-// seqrt run FILE --input NAME=PATH ... [--output-dir DIR] [--backend NAME]
-// [--repeat N]: runs a model on tensors from .npy files.
+// seqrt run FILE --input NAME=PATH ... [--output-dir DIR [--pb]]
+// [--backend NAME] [--repeat N]: runs a model on tensors from .npy or ONNX
+// TensorProto (.pb) files.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "importers/onnx/tensor_proto.h"
 #include "importers/tensor/npy.h"
 #include "runtime/backend_registry.h"
 #include "runtime/model_loader.h"
@@ -29,6 +31,7 @@ struct RunOptions {
   std::string model;
   std::vector<std::string> inputs;  // NAME=PATH
   std::string output_dir;
+  bool write_pb = false;  // also DIR/<name>.pb
   std::string backend = "reference";
   int repeat = 1;
 };
@@ -50,13 +53,9 @@ double median(std::vector<double> values) {
 Result<Tensor> read_input_file(const std::string& path) {
   std::string extension = std::filesystem::path(path).extension().string();
   if (extension == ".npy") return read_npy_file(path);
-  if (extension == ".pb") {
-    return unsupported(
-        "'{}': ONNX TensorProto inputs (.pb) are not in this build yet (they "
-        "land with the ONNX importer); use .npy",
-        path);
-  }
-  return invalid_argument("'{}': input files must be .npy", path);
+  if (extension == ".pb") return read_tensor_pb_file(path);
+  return invalid_argument(
+      "'{}': input files must be .npy or .pb (ONNX TensorProto)", path);
 }
 
 // --input NAME=PATH, each name once.
@@ -84,18 +83,18 @@ Result<std::map<std::string, Tensor>> read_feeds(
 }
 
 // DESIGN.md §8: characters outside [A-Za-z0-9_.-] become '_'.
-std::string output_file_name(const std::string& output_name) {
+std::string output_file_stem(const std::string& output_name) {
   std::string file = output_name;
   for (char& c : file) {
     bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
                 (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
     if (!keep) c = '_';
   }
-  return file + ".npy";
+  return file;
 }
 
 Status write_outputs(const std::map<std::string, Tensor>& outputs,
-                     const std::string& dir) {
+                     const std::string& dir, bool write_pb) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) {
@@ -104,15 +103,20 @@ Status write_outputs(const std::map<std::string, Tensor>& outputs,
   }
   std::set<std::string> files;
   for (const auto& [name, tensor] : outputs) {
-    std::string file = output_file_name(name);
-    if (!files.insert(file).second) {
+    std::string stem = output_file_stem(name);
+    if (!files.insert(stem).second) {
       return invalid_argument(
-          "outputs '{}' and another output both map to file '{}'", name, file);
+          "outputs '{}' and another output both map to file '{}.npy'", name,
+          stem);
     }
-    std::string path = (std::filesystem::path(dir) / file).string();
-    SEQRT_RETURN_IF_ERROR(write_npy_file(tensor, path));
-    fmt::print("wrote {}: {} {}\n", path, dtype_name(tensor.dtype()),
+    std::string path = (std::filesystem::path(dir) / stem).string();
+    SEQRT_RETURN_IF_ERROR(write_npy_file(tensor, path + ".npy"));
+    fmt::print("wrote {}.npy: {} {}\n", path, dtype_name(tensor.dtype()),
                dims_to_string(tensor.dims()));
+    if (write_pb) {
+      SEQRT_RETURN_IF_ERROR(write_tensor_pb_file(tensor, name, path + ".pb"));
+      fmt::print("wrote {}.pb\n", path);
+    }
   }
   return Status::ok();
 }
@@ -152,6 +156,9 @@ void print_summary(const std::string& name, const Tensor& tensor) {
 }
 
 Status run_model(const RunOptions& options) {
+  if (options.write_pb && options.output_dir.empty()) {
+    return invalid_argument("--pb needs --output-dir");
+  }
   Clock::time_point start = Clock::now();
   SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(options.model));
   double load_ms = elapsed_ms(start);
@@ -175,7 +182,8 @@ Status run_model(const RunOptions& options) {
   if (options.output_dir.empty()) {
     for (const auto& [name, tensor] : outputs) print_summary(name, tensor);
   } else {
-    SEQRT_RETURN_IF_ERROR(write_outputs(outputs, options.output_dir));
+    SEQRT_RETURN_IF_ERROR(
+        write_outputs(outputs, options.output_dir, options.write_pb));
   }
   fmt::print(
       "time: load {:.3f} ms, compile {:.3f} ms, run {:.3f} ms (median "
@@ -189,14 +197,20 @@ Status run_model(const RunOptions& options) {
 Command add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand(
-      "run", "Run a model on inputs from .npy files and report its outputs");
-  sub->add_option("FILE", options->model, "Model file (.seqrt)")->required();
+      "run",
+      "Run a model on inputs from .npy or .pb files and report its outputs");
+  sub->add_option("FILE", options->model, "Model file (.seqrt or .onnx)")
+      ->required();
   sub->add_option("-i,--input", options->inputs,
-                  "Graph input NAME=PATH (.npy); repeat for each input")
+                  "Graph input NAME=PATH (.npy, or .pb: ONNX TensorProto); "
+                  "repeat for each input")
       ->allow_extra_args(false);
   sub->add_option("-o,--output-dir", options->output_dir,
                   "Write each output as DIR/<output name>.npy instead of "
                   "printing a summary");
+  sub->add_flag("--pb", options->write_pb,
+                "With --output-dir, also write DIR/<output name>.pb (ONNX "
+                "TensorProto)");
   sub->add_option("-b,--backend", options->backend,
                   fmt::format("Backend to run on ({})",
                               fmt::join(compiled_backends(), ", ")))

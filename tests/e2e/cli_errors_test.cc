@@ -86,13 +86,13 @@ TEST(cli, CorruptedModelFile) {
                kCommandFailed, garbled);
 }
 
-TEST(cli, OnnxIsNotInThisBuildYet) {
-  std::string onnx = sample_dir() + "/model.onnx";
-  write_bytes(onnx, "\x08\x07");
+TEST(cli, DamagedOnnxIsAnErrorNamingTheFile) {
+  std::string onnx = sample_dir() + "/damaged.onnx";
+  write_bytes(onnx, "\x08\x07\x3a\x7f");  // graph field cut short
   expect_error(run_seqrt({"inspect", onnx}), kCommandFailed,
-               "ONNX import is not in this build yet");
+               "model '" + onnx + "' is not a valid onnx.ModelProto");
   expect_error(run_seqrt({"convert", onnx, sample_dir() + "/x.seqrt"}),
-               kCommandFailed, "ONNX import is not in this build yet");
+               kCommandFailed, "truncated or corrupt");
 }
 
 TEST(cli, WrongInputName) {
@@ -116,8 +116,12 @@ TEST(cli, WrongInputDTypeOrFile) {
   write_bytes(garbage, "not a tensor");
   expect_error(run_seqrt({"run", model_path(), "--input", "tokens=" + garbage}),
                kCommandFailed, garbage);
-  expect_error(run_seqrt({"run", model_path(), "--input", "tokens=x.pb"}),
-               kCommandFailed, "not in this build yet");
+  std::string missing_pb = sample_dir() + "/missing_tokens.pb";
+  expect_error(
+      run_seqrt({"run", model_path(), "--input", "tokens=" + missing_pb}),
+      kCommandFailed, "cannot open '" + missing_pb + "'");
+  expect_error(run_seqrt({"run", model_path(), "--input", "tokens=x.txt"}),
+               kCommandFailed, "must be .npy or .pb");
 }
 
 TEST(cli, UnknownBackend) {

@@ -1,0 +1,58 @@
+#include "importers/onnx/proto_io.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include <google/protobuf/io/coded_stream.h>
+
+namespace seqrt {
+
+Result<std::vector<uint8_t>> read_file_bytes(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    int error = errno;
+    return Status(
+        error == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
+        fmt::format("cannot open '{}': {}", path, std::strerror(error)));
+  }
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  size_t got = 0;
+  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0) {
+    if (bytes.size() + got > kMaxProtoBytes) {
+      std::fclose(file);
+      return make_error(StatusCode::kLimitExceeded,
+                        "'{}' is larger than the 2 GiB protobuf limit; store "
+                        "large tensors as ONNX external data",
+                        path);
+    }
+    bytes.insert(bytes.end(), chunk, chunk + got);
+  }
+  bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return io_error("cannot read '{}'", path);
+  return bytes;
+}
+
+Status parse_proto(const uint8_t* data, size_t size,
+                   google::protobuf::MessageLite& message,
+                   const std::string& what) {
+  if (size > kMaxProtoBytes) {
+    return make_error(StatusCode::kLimitExceeded,
+                      "{} is {} bytes, past the 2 GiB protobuf limit", what,
+                      size);
+  }
+  google::protobuf::io::CodedInputStream stream(data, static_cast<int>(size));
+  stream.SetTotalBytesLimit(static_cast<int>(kMaxProtoBytes));
+  stream.SetRecursionLimit(kMaxProtoRecursion);
+  if (!message.ParseFromCodedStream(&stream) ||
+      !stream.ConsumedEntireMessage()) {
+    return invalid_model(
+        "{} is not a valid {} protobuf: the bytes are truncated or corrupt",
+        what, message.GetTypeName());
+  }
+  return Status::ok();
+}
+
+}  // namespace seqrt
