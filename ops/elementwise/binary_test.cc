@@ -9,8 +9,8 @@ namespace seqrt {
 namespace {
 
 using op_testing::expect_error;
-using op_testing::f32;
 using op_testing::expect_values;
+using op_testing::f32;
 using op_testing::infer_types;
 using op_testing::info;
 using op_testing::run_ok;
