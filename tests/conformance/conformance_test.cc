@@ -141,6 +141,12 @@ struct Param {
   const OpCase* op_case;
 };
 
+// Names the case in test logs instead of gtest's byte dump.
+void PrintTo(const Param& param, std::ostream* out) {
+  *out << param.backend << ":" << param.op_case->op << "/"
+       << param.op_case->name;
+}
+
 class Conformance : public ::testing::TestWithParam<Param> {};
 
 TEST_P(Conformance, MatchesReference) {
