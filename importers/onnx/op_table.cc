@@ -44,6 +44,8 @@ constexpr const char* kUnchangedSince13[] = {
     "Abs",
     "Add",
     "And",
+    "ArgMax",
+    "ArgMin",
     "Cast",
     "Ceil",
     "Concat",
@@ -58,6 +60,7 @@ constexpr const char* kUnchangedSince13[] = {
     "Erf",
     "Exp",
     "Expand",
+    "Flatten",
     "Floor",
     "Gather",
     "GatherElements",
@@ -74,6 +77,7 @@ constexpr const char* kUnchangedSince13[] = {
     "MatMul",
     "Max",
     "Min",
+    "Mod",
     "Mul",
     "Neg",
     "Not",
@@ -88,7 +92,9 @@ constexpr const char* kUnchangedSince13[] = {
     "Scan",
     "Shape",
     "Sigmoid",
+    "Sign",
     "Sin",
+    "Size",
     "Slice",
     "Softmax",
     "Softplus",
@@ -97,6 +103,7 @@ constexpr const char* kUnchangedSince13[] = {
     "Sub",
     "Sum",
     "Tanh",
+    "Tile",
     "Transpose",
     "Unsqueeze",
     "Where",
@@ -116,6 +123,7 @@ std::vector<OnnxOpVersion> build_table() {
   table.push_back({"", "Split", 18, nullptr});
   // Ops introduced within the range.
   table.push_back({"", "Trilu", 14, nullptr});
+  table.push_back({"", "CastLike", 15, nullptr});
   table.push_back({"", "LayerNormalization", 17, nullptr});
   table.push_back({"", "Gelu", 20, nullptr});
   table.push_back({"", "RMSNormalization", 23, nullptr});

@@ -1,5 +1,8 @@
 // Cast (opset 25): converts every element to the dtype named by `to`, an
-// ONNX TensorProto data-type code.
+// ONNX TensorProto data-type code. CastLike (opset 25) converts to the
+// dtype of its second input instead.
+#include <vector>
+
 #include "ops/registry.h"
 #include "ops/type_support.h"
 
@@ -19,12 +22,9 @@ Status infer_cast(InferContext& ctx) {
 // integers); floats through double: truncated toward zero into integers
 // (NaN gives 0, out-of-range values are undefined in ONNX and saturate at
 // the int64 range before wrapping here), != 0 into bool.
-Status run_cast(KernelContext& ctx) {
-  const Tensor& x = *ctx.input(0);
+Status convert_into(KernelContext& ctx, const Tensor& x, DType to) {
   SEQRT_RETURN_IF_ERROR(
       check_input_dtype(ctx, "input 'input'", x.dtype(), kAllTypes));
-  SEQRT_ASSIGN_OR_RETURN(DType to,
-                         dtype_from_onnx_code(ctx, "to", ctx.attr_int("to")));
   SEQRT_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, to, x.dims()));
   if (is_float(x.dtype())) {
     for (int64_t i = 0; i < x.num_elements(); ++i) {
@@ -38,6 +38,41 @@ Status run_cast(KernelContext& ctx) {
   return Status::ok();
 }
 
+Status run_cast(KernelContext& ctx) {
+  SEQRT_ASSIGN_OR_RETURN(DType to,
+                         dtype_from_onnx_code(ctx, "to", ctx.attr_int("to")));
+  return convert_into(ctx, *ctx.input(0), to);
+}
+
+Status infer_cast_like(InferContext& ctx) {
+  SEQRT_RETURN_IF_ERROR(
+      check_input_dtype(ctx, "input 'input'", ctx.input_dtype(0), kAllTypes));
+  SEQRT_RETURN_IF_ERROR(check_input_dtype(ctx, "input 'target_type'",
+                                          ctx.input_dtype(1), kAllTypes));
+  ctx.set_output(0, ctx.input_dtype(1), ctx.input_shape(0));
+  return Status::ok();
+}
+
+Status run_cast_like(KernelContext& ctx) {
+  DType to = ctx.input(1)->dtype();
+  SEQRT_RETURN_IF_ERROR(
+      check_input_dtype(ctx, "input 'target_type'", to, kAllTypes));
+  return convert_into(ctx, *ctx.input(0), to);
+}
+
+// Both only matter for float8 targets, which seqrt has no dtype for; they
+// are accepted so that ONNX models carrying them load.
+std::vector<AttrSpec> float8_attrs() {
+  return {
+      AttrSpec{"saturate", AttrType::kInt, Attribute(1), false, {}},
+      AttrSpec{"round_mode",
+               AttrType::kString,
+               Attribute("up"),
+               false,
+               {"up", "down", "nearest"}},
+  };
+}
+
 }  // namespace
 
 void register_cast(OpRegistry& registry) {
@@ -46,20 +81,21 @@ void register_cast(OpRegistry& registry) {
   s.doc = "converts elements to the dtype of attribute `to` (ONNX code)";
   s.inputs = {{"input"}};
   s.outputs = {{"output"}};
-  s.attrs = {
-      AttrSpec{"to", AttrType::kInt, std::nullopt, true, {}},
-      // Both only matter for float8 targets, which seqrt has no dtype for;
-      // they are accepted so that ONNX models carrying them load.
-      AttrSpec{"saturate", AttrType::kInt, Attribute(1), false, {}},
-      AttrSpec{"round_mode",
-               AttrType::kString,
-               Attribute("up"),
-               false,
-               {"up", "down", "nearest"}},
-  };
+  s.attrs = {AttrSpec{"to", AttrType::kInt, std::nullopt, true, {}}};
+  for (AttrSpec& spec : float8_attrs()) s.attrs.push_back(std::move(spec));
   s.infer = infer_cast;
   s.reference = run_cast;
   register_or_die(registry, std::move(s));
+
+  OpSchema like;
+  like.name = "CastLike";
+  like.doc = "converts elements to the dtype of input 'target_type'";
+  like.inputs = {{"input"}, {"target_type"}};
+  like.outputs = {{"output"}};
+  like.attrs = float8_attrs();
+  like.infer = infer_cast_like;
+  like.reference = run_cast_like;
+  register_or_die(registry, std::move(like));
 }
 
 }  // namespace seqrt

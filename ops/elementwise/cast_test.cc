@@ -80,5 +80,38 @@ TEST(Cast, InferenceUsesTo) {
   EXPECT_EQ((*out)[0].shape, shape);
 }
 
+TEST(CastLike, ConvertsToTheSecondInputsDtype) {
+  Tensor x = Tensor::from_vector<float>({3}, {-1.7f, 2.9f, 0.0f});
+  Tensor like = Tensor::from_vector<int32_t>({1}, {0});
+  Tensor y = run_ok("CastLike", {x, like});
+  EXPECT_EQ(y.dtype(), DType::kI32);
+  EXPECT_EQ(y.dims(), (std::vector<int64_t>{3}));
+  expect_values(y, {-1, 2, 0});
+  Tensor half = Tensor::allocate(DType::kF16, {}).value();
+  Tensor third = Tensor::from_vector<double>({1}, {1.0 / 3.0});
+  Tensor h = run_ok("CastLike", {third, half});
+  EXPECT_EQ(h.dtype(), DType::kF16);
+  expect_values(h, {0.333251953125});
+}
+
+TEST(CastLike, AcceptsSaturateAndInfersFromTheTarget) {
+  Tensor x = Tensor::from_vector<int64_t>({2}, {0, 5});
+  Tensor like = Tensor::from_vector<bool>({1}, {true});
+  Tensor y = run_ok("CastLike", {x, like}, {{"saturate", 0}});
+  EXPECT_EQ(y.dtype(), DType::kBool);
+  expect_values(y, {0, 1});
+  Shape shape{Dim::symbol("batch"), 3};
+  auto out = infer_types(
+      "CastLike", {info(DType::kF32, shape), info(DType::kBF16, Shape{})});
+  ASSERT_TRUE(out.is_ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].dtype, DType::kBF16);
+  EXPECT_EQ((*out)[0].shape, shape);
+}
+
+TEST(CastLike, RejectsMissingTarget) {
+  Tensor x = Tensor::from_vector<float>({1}, {1});
+  expect_error(run_op("CastLike", {x}).status(), {"CastLike", "input"});
+}
+
 }  // namespace
 }  // namespace seqrt

@@ -44,6 +44,14 @@ double gelu_tanh(double x) {
   return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
 }
 
+// NaN fails both comparisons and is returned as it is, as is 0.
+double sign_f(double x) {
+  if (x > 0) return 1.0;
+  return x < 0 ? -1.0 : x;
+}
+
+int64_t sign_i(int64_t x) { return (x > 0) - (x < 0); }
+
 const UnaryOp kUnaryOps[] = {
     {"Sqrt", "square root", kFloatTypes, [](double x) { return std::sqrt(x); },
      nullptr},
@@ -55,6 +63,8 @@ const UnaryOp kUnaryOps[] = {
      wrapping_neg},
     {"Abs", "|x|", kNumericTypes, [](double x) { return std::fabs(x); },
      [](int64_t x) { return x < 0 ? wrapping_neg(x) : x; }},
+    {"Sign", "-1, 0 or 1 by the sign of x (NaN stays NaN)", kNumericTypes,
+     sign_f, sign_i},
     {"Reciprocal", "1 / x", kFloatTypes, [](double x) { return 1.0 / x; },
      nullptr},
     {"Erf", "the error function", kNumericTypes,

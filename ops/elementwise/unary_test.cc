@@ -53,6 +53,21 @@ TEST(Unary, GeluExactAndTanh) {
   expect_error(bad.status(), {"[Gelu]", "approximate"});
 }
 
+TEST(Unary, SignOfFloatsAndIntegers) {
+  expect_values(run_ok("Sign", {f32({5}, {-2.5f, 0, 3, -0.0f, std::nanf("")})}),
+                {-1, 0, 1, 0, std::nan("")});
+  Tensor ints = Tensor::from_vector<int64_t>(
+      {3}, {std::numeric_limits<int64_t>::min(), 0, 7});
+  Tensor s = run_ok("Sign", {ints});
+  EXPECT_EQ(s.dtype(), DType::kI64);
+  expect_values(s, {-1, 0, 1});
+  expect_values(run_ok("Sign", {Tensor::from_vector<uint8_t>({2}, {0, 200})}),
+                {0, 1});
+  expect_error(
+      run_op("Sign", {Tensor::from_vector<bool>({1}, {true})}).status(),
+      {"[Sign] node 'test'", "bool"});
+}
+
 TEST(Unary, IntegerInputsAreExact) {
   int64_t big = (int64_t{1} << 53) + 1;  // not representable in double
   Tensor x = Tensor::from_vector<int64_t>({3}, {-big, 5, 0});

@@ -34,7 +34,7 @@ const UnaryCaseSpec kUnarySpecs[] = {
     {"Sigmoid", -8.0, 8.0, false},  {"Relu", -3.0, 3.0, true},
     {"Softplus", -8.0, 8.0, false}, {"Sin", -4.0, 4.0, false},
     {"Cos", -4.0, 4.0, false},      {"Floor", -5.0, 5.0, false},
-    {"Ceil", -5.0, 5.0, false},
+    {"Ceil", -5.0, 5.0, false},     {"Sign", -3.0, 3.0, true},
 };
 
 void add_unary_cases(std::vector<OpCase>& cases) {
@@ -292,6 +292,65 @@ void add_where_cases(std::vector<OpCase>& cases) {
                                 random_tensor(DType::kF32, {3}, 720)})));
 }
 
+// Integer divisors of both signs and never 0, so that the remainder's sign
+// rule shows.
+Tensor signed_divisors(DType dtype, std::vector<int64_t> dims, uint64_t seed) {
+  Tensor t = random_tensor(dtype, std::move(dims), seed, 1, 9);
+  for (int64_t i = 0; i < t.num_elements(); i += 2) {
+    t.set_element_i64(i, -t.element_i64(i));
+  }
+  return t;
+}
+
+void add_mod_cases(std::vector<OpCase>& cases) {
+  for (int64_t fmod : {0, 1}) {
+    std::string suffix = fmod == 0 ? "" : "_fmod";
+    AttrMap attrs = {{"fmod", fmod}};
+    cases.push_back(
+        make_case("Mod", "i32_broadcast" + suffix,
+                  {random_tensor(DType::kI32, {3, 4}, 900 + fmod, -100, 100),
+                   signed_divisors(DType::kI32, {4}, 902 + fmod)},
+                  attrs));
+    cases.push_back(
+        make_case("Mod", "i64_9" + suffix,
+                  {random_tensor(DType::kI64, {9}, 904 + fmod, -1000, 1000),
+                   signed_divisors(DType::kI64, {9}, 906 + fmod)},
+                  attrs));
+    cases.push_back(
+        make_case("Mod", "i8_2x3" + suffix,
+                  {random_tensor(DType::kI8, {2, 3}, 908 + fmod, -120, 120),
+                   signed_divisors(DType::kI8, {2, 1}, 910 + fmod)},
+                  attrs));
+    cases.push_back(
+        make_case("Mod", "u8_6" + suffix,
+                  {random_tensor(DType::kU8, {6}, 912 + fmod, 0, 250),
+                   random_tensor(DType::kU8, {6}, 914 + fmod, 1, 20)},
+                  attrs));
+  }
+  AttrMap fmod = {{"fmod", 1}};
+  cases.push_back(make_case("Mod", "f32_fmod_broadcast",
+                            {random_tensor(DType::kF32, {3, 5}, 920, -10, 10),
+                             random_tensor(DType::kF32, {5}, 921, 0.5, 3)},
+                            fmod));
+  cases.push_back(make_case("Mod", "f64_fmod_negative_divisor",
+                            {random_tensor(DType::kF64, {7}, 922, -10, 10),
+                             random_tensor(DType::kF64, {7}, 923, -3, -0.5)},
+                            fmod));
+  OpCase f16 = make_case("Mod", "f16_fmod",
+                         {random_tensor(DType::kF16, {2, 3}, 924, -4, 4),
+                          random_tensor(DType::kF16, {1}, 925, 0.5, 2)},
+                         fmod);
+  cases.push_back(loosen_for(f16, DType::kF16));
+  cases.push_back(expect_failure(
+      make_case("Mod", "rejects_float_without_fmod",
+                {random_tensor(DType::kF32, {3}, 926),
+                 random_tensor(DType::kF32, {3}, 927, 0.5, 2)})));
+  cases.push_back(expect_failure(
+      make_case("Mod", "rejects_integer_modulo_by_zero",
+                {random_tensor(DType::kI64, {3}, 928, -9, 9),
+                 Tensor::from_vector<int64_t>({3}, {2, 0, 3})})));
+}
+
 void add_cast_cases(std::vector<OpCase>& cases) {
   const struct {
     const char* name;
@@ -325,6 +384,22 @@ void add_cast_cases(std::vector<OpCase>& cases) {
   cases.push_back(expect_failure(
       make_case("Cast", "rejects_string_target",
                 {random_tensor(DType::kF32, {2}, 851)}, {{"to", 8}})));
+  cases.push_back(make_case("CastLike", "f32_like_i64",
+                            {random_tensor(DType::kF32, {3, 5}, 860, -50, 50),
+                             random_tensor(DType::kI64, {1}, 861)}));
+  cases.push_back(make_case("CastLike", "i32_like_f16_scalar_target",
+                            {random_tensor(DType::kI32, {7}, 862, -100, 100),
+                             random_tensor(DType::kF16, {}, 863)}));
+  cases.push_back(make_case("CastLike", "bool_like_f64",
+                            {random_tensor(DType::kBool, {2, 3}, 864),
+                             random_tensor(DType::kF64, {2}, 865)},
+                            {{"saturate", 0}}));
+  cases.push_back(make_case("CastLike", "f64_like_bf16",
+                            {random_tensor(DType::kF64, {4}, 866, -4, 4),
+                             random_tensor(DType::kBF16, {1}, 867)}));
+  cases.push_back(expect_failure(
+      make_case("CastLike", "rejects_missing_target",
+                {random_tensor(DType::kF32, {2}, 868), Tensor()})));
 }
 
 }  // namespace
@@ -339,6 +414,7 @@ void add_elementwise_cases(std::vector<OpCase>& cases) {
   add_compare_cases(cases);
   add_where_cases(cases);
   add_cast_cases(cases);
+  add_mod_cases(cases);
 }
 
 }  // namespace seqrt

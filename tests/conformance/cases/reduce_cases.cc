@@ -102,6 +102,33 @@ void add_cumsum_cases(std::vector<OpCase>& cases) {
                 {random_tensor(DType::kU8, {4}, 1509, 0, 9), axis(0)}))));
 }
 
+void add_arg_reduce_cases(std::vector<OpCase>& cases) {
+  uint64_t seed = 1600;
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    cases.push_back(make_case(op, "f32_default_axis",
+                              {random_tensor(DType::kF32, {4, 5}, ++seed)}));
+    cases.push_back(make_case(op, "f32_negative_axis_drop",
+                              {random_tensor(DType::kF32, {2, 3, 7}, ++seed)},
+                              {{"axis", -1}, {"keepdims", 0}}));
+    // Few distinct values, so that ties happen.
+    cases.push_back(make_case(
+        op, "i32_ties_first",
+        {random_tensor(DType::kI32, {3, 6}, ++seed, 0, 3)}, {{"axis", 1}}));
+    cases.push_back(make_case(
+        op, "i64_ties_last", {random_tensor(DType::kI64, {6, 3}, ++seed, 0, 3)},
+        {{"axis", 0}, {"select_last_index", 1}}));
+    cases.push_back(make_case(op, "f16_rank1",
+                              {random_tensor(DType::kF16, {9}, ++seed)},
+                              {{"keepdims", 0}}));
+    cases.push_back(make_case(
+        op, "u8_middle_axis",
+        {random_tensor(DType::kU8, {2, 5, 3}, ++seed, 0, 255)}, {{"axis", 1}}));
+    cases.push_back(expect_failure(make_case(
+        op, "rejects_axis_out_of_range",
+        {random_tensor(DType::kF32, {2, 3}, ++seed)}, {{"axis", 2}})));
+  }
+}
+
 }  // namespace
 
 void add_reduce_cases(std::vector<OpCase>& cases) {
@@ -119,6 +146,7 @@ void add_reduce_cases(std::vector<OpCase>& cases) {
   cases.push_back(expect_failure(make_case(
       "ReduceMean", "rejects_bool", {random_tensor(DType::kBool, {3}, 1482)})));
   add_cumsum_cases(cases);
+  add_arg_reduce_cases(cases);
 }
 
 }  // namespace seqrt

@@ -355,6 +355,39 @@ void add_misc_cases(std::vector<OpCase>& cases) {
       make_case("Trilu", "rejects_rank1", {rand(DType::kF32, {4}, 118)})));
 }
 
+void add_flatten_size_tile_cases(std::vector<OpCase>& cases) {
+  cases.push_back(make_case("Flatten", "f32_default_axis",
+                            {rand(DType::kF32, {2, 3, 4}, 120)}));
+  cases.push_back(make_case("Flatten", "i64_axis0",
+                            {rand(DType::kI64, {3, 5}, 121)}, {{"axis", 0}}));
+  cases.push_back(make_case("Flatten", "bf16_negative_axis",
+                            {rand(DType::kBF16, {2, 3, 2, 5}, 122)},
+                            {{"axis", -2}}));
+  cases.push_back(make_case("Flatten", "bool_axis_rank",
+                            {rand(DType::kBool, {3, 4}, 123)}, {{"axis", 2}}));
+  cases.push_back(expect_failure(make_case("Flatten", "rejects_axis_past_rank",
+                                           {rand(DType::kF32, {3, 4}, 124)},
+                                           {{"axis", 3}})));
+  cases.push_back(
+      make_case("Size", "f32_2x3x4", {rand(DType::kF32, {2, 3, 4}, 125)}));
+  cases.push_back(make_case("Size", "u8_scalar", {rand(DType::kU8, {}, 126)}));
+  cases.push_back(make_case("Size", "i32_empty",
+                            {Tensor::allocate(DType::kI32, {4, 0}).value()}));
+  cases.push_back(
+      constant_args(make_case("Tile", "f32_2x3_by_2x2",
+                              {rand(DType::kF32, {2, 3}, 127), ints({2, 2})})));
+  cases.push_back(constant_args(
+      make_case("Tile", "f16_rank3_with_zero",
+                {rand(DType::kF16, {2, 1, 3}, 128), ints({1, 0, 2})})));
+  cases.push_back(make_case("Tile", "i64_runtime_repeats",
+                            {rand(DType::kI64, {5}, 129), ints({3})}));
+  cases.push_back(constant_args(make_case(
+      "Tile", "bool_3x2", {rand(DType::kBool, {3, 2}, 130), ints({1, 4})})));
+  cases.push_back(expect_failure(
+      constant_args(make_case("Tile", "rejects_short_repeats",
+                              {rand(DType::kF32, {2, 3}, 131), ints({2})}))));
+}
+
 }  // namespace
 
 void add_shape_cases(std::vector<OpCase>& cases) {
@@ -371,6 +404,7 @@ void add_shape_cases(std::vector<OpCase>& cases) {
   add_range_cases(cases);
   add_pad_cases(cases);
   add_misc_cases(cases);
+  add_flatten_size_tile_cases(cases);
 }
 
 }  // namespace seqrt
