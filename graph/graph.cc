@@ -47,16 +47,62 @@ std::vector<int> Graph::producers() const {
   return producer;
 }
 
+namespace {
+
+// Names a node's subgraphs (at any depth) read from enclosing graphs.
+void collect_captures(const Node& node, std::vector<std::string>& names) {
+  for (const auto& [attr_name, attr] : node.attrs) {
+    if (attr.type() != AttrType::kGraph || !attr.as_graph()) continue;
+    const Graph& body = *attr.as_graph();
+    for (ValueId id : body.captures) {
+      if (id >= 0 && static_cast<size_t>(id) < body.values.size()) {
+        names.push_back(body.values[id].name);
+      }
+    }
+    for (const Node& inner : body.nodes) collect_captures(inner, names);
+  }
+}
+
+// The values `node` depends on: its inputs, and the values its
+// subgraphs capture by name.
+std::vector<ValueId> dependencies(
+    const Node& node, const std::unordered_map<std::string, ValueId>* names) {
+  std::vector<ValueId> deps = node.inputs;
+  if (names == nullptr) return deps;
+  std::vector<std::string> captured;
+  collect_captures(node, captured);
+  for (const std::string& name : captured) {
+    auto it = names->find(name);
+    if (it != names->end()) deps.push_back(it->second);
+  }
+  return deps;
+}
+
+bool has_subgraphs(const Graph& graph) {
+  for (const Node& node : graph.nodes) {
+    for (const auto& [name, attr] : node.attrs) {
+      if (attr.type() == AttrType::kGraph) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<std::vector<int>> Graph::topological_order() const {
-  // Kahn's algorithm over node -> node edges; stable in node order.
+  // Kahn's algorithm over node -> node edges; stable in node order. A node
+  // with subgraphs also waits for the values they capture.
   std::vector<int> producer = producers();
+  std::unordered_map<std::string, ValueId> names;
+  bool captures = has_subgraphs(*this);
+  if (captures) names = value_index();
   std::vector<int> pending(nodes.size(), 0);
   std::vector<std::vector<int>> users(nodes.size());
   for (size_t n = 0; n < nodes.size(); ++n) {
-    for (ValueId in : nodes[n].inputs) {
+    for (ValueId in : dependencies(nodes[n], captures ? &names : nullptr)) {
       if (in < 0 || static_cast<size_t>(in) >= values.size()) continue;
       int from = producer[in];
-      if (from < 0) continue;
+      if (from < 0 || from == static_cast<int>(n)) continue;
       users[from].push_back(static_cast<int>(n));
       ++pending[n];
     }

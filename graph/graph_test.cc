@@ -139,6 +139,19 @@ TEST(Verifier, SubgraphCapturesResolveAgainstEnclosingGraphs) {
       << status.message();
 }
 
+TEST(Graph, TopologicalOrderWaitsForCapturedValues) {
+  // The Relu node's subgraph captures 'late', which a node listed after it
+  // produces: the order must put that producer first.
+  GraphBuilder b("captures");
+  ValueId x = b.input("x", DType::kF32, {4});
+  ValueId y = b.add("Relu", {x}, {{"body", Attribute(body_capturing("late"))}});
+  b.output(y, "y");
+  ValueId late = b.add("Neg", {x}, {}, {"late"});
+  b.output(late);
+  Graph g = std::move(b).build().value();
+  EXPECT_EQ(g.topological_order().value(), (std::vector<int>{1, 0}));
+}
+
 TEST(Verifier, BoundsSubgraphDepth) {
   std::shared_ptr<Graph> inner = body_capturing("h");
   // Each level captures 'h' from the level around it; building verifies,

@@ -40,9 +40,9 @@ Status infer_merged(InferContext& ctx, const Graph& then_branch,
           "else_branch gives {}",
           what, dtype_name(then_type.dtype), dtype_name(else_type.dtype));
     }
-    SEQRT_ASSIGN_OR_RETURN(
-        std::optional<Shape> shape,
-        merge_shapes(ctx, what, then_type.shape, else_type.shape));
+    SEQRT_ASSIGN_OR_RETURN(std::optional<Shape> shape,
+                           merge_shapes(ctx, what, then_type.shape,
+                                        else_type.shape, RankRule::kMayDiffer));
     ctx.set_output(i, then_type.dtype, std::move(shape));
   }
   return Status::ok();

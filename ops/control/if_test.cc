@@ -42,17 +42,22 @@ TEST(If, KnownCondTakesThatBranchsType) {
   EXPECT_EQ(*(*out)[0].shape, Shape({5}));
 }
 
-TEST(If, BranchesMustAgreeInDtypeAndRank) {
+TEST(If, BranchesMustAgreeInDtype) {
   expect_error(infer_types("If", {typed(DType::kBool, Shape{})},
                            branches(constant_branch(DType::kF32, {2}),
                                     constant_branch(DType::kI64, {2})))
                    .status(),
                {"[If] node 'test'", "differ in dtype", "f32", "i64"});
-  expect_error(infer_types("If", {typed(DType::kBool, Shape{})},
-                           branches(constant_branch(DType::kF32, {2}),
-                                    constant_branch(DType::kF32, {2, 1})))
-                   .status(),
-               {"[If]", "differ in rank"});
+}
+
+TEST(If, BranchesOfDifferentRankGiveAnUnknownRank) {
+  // ONNX lets the branches' shapes differ, rank included.
+  auto out = infer_types("If", {typed(DType::kBool, Shape{})},
+                         branches(constant_branch(DType::kF32, {2}),
+                                  constant_branch(DType::kF32, {2, 1})));
+  ASSERT_TRUE(out.is_ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].dtype, DType::kF32);
+  EXPECT_FALSE((*out)[0].shape.has_value());
 }
 
 TEST(If, CondMustBeOneBool) {

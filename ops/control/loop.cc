@@ -98,7 +98,7 @@ Status infer_loop(InferContext& ctx) {
         std::optional<Shape> shape,
         merge_shapes(ctx,
                      fmt::format("loop-carried value {} and its update", i),
-                     ctx.input_shape(2 + i), out.shape));
+                     ctx.input_shape(2 + i), out.shape, RankRule::kMayDiffer));
     ctx.set_output(i, out.dtype, std::move(shape));
   }
   for (size_t k = 0; n + k < ctx.num_outputs(); ++k) {

@@ -138,7 +138,7 @@ Status infer_scan(InferContext& ctx) {
     SEQRT_ASSIGN_OR_RETURN(
         std::optional<Shape> shape,
         merge_shapes(ctx, fmt::format("state {} and its update", i),
-                     ctx.input_shape(i), out.shape));
+                     ctx.input_shape(i), out.shape, RankRule::kMustMatch));
     ctx.set_output(i, out.dtype, std::move(shape));
   }
   for (size_t k = 0; k < layout.num_scan_outputs; ++k) {

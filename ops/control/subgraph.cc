@@ -43,8 +43,12 @@ Status check_same_type(const OpContext& ctx, const std::string& what,
 Result<std::optional<Shape>> merge_shapes(const OpContext& ctx,
                                           const std::string& what,
                                           const std::optional<Shape>& a,
-                                          const std::optional<Shape>& b) {
+                                          const std::optional<Shape>& b,
+                                          RankRule rule) {
   if (!a.has_value() || !b.has_value()) return std::optional<Shape>();
+  if (a->rank() != b->rank() && rule == RankRule::kMayDiffer) {
+    return std::optional<Shape>();
+  }
   if (a->rank() != b->rank()) {
     return ctx.error("{} differ in rank: {} and {}", what, a->to_string(),
                      b->to_string());

@@ -30,11 +30,14 @@ Status check_same_type(const OpContext& ctx, const std::string& what,
                        DType expected, DType got);
 
 // Dims equal on both sides are kept, others become unknown; nullopt when
-// either rank is unknown. Different ranks are an error.
+// either rank is unknown. Different ranks give nullopt where the op allows
+// them (If branches, Loop-carried values) and an error otherwise.
+enum class RankRule { kMustMatch, kMayDiffer };
 Result<std::optional<Shape>> merge_shapes(const OpContext& ctx,
                                           const std::string& what,
                                           const std::optional<Shape>& a,
-                                          const std::optional<Shape>& b);
+                                          const std::optional<Shape>& b,
+                                          RankRule rule);
 
 // `shape` with `dim` inserted before position `axis` (nullopt stays).
 std::optional<Shape> insert_dim(const std::optional<Shape>& shape, int64_t axis,
