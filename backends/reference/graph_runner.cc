@@ -1,5 +1,7 @@
 #include "backends/reference/graph_runner.h"
 
+#include <optional>
+
 #include "backends/reference/reference_backend.h"
 #include "ops/registry.h"
 
@@ -116,14 +118,18 @@ Result<std::vector<Tensor>> run_reference_graph(
     for (ValueId id : node.inputs) {
       args.push_back(id == kNoValue || env[id].empty() ? nullptr : &env[id]);
     }
+    // The scope a subgraph sees is fixed while this node runs, so a Loop
+    // or Scan body called once per iteration builds it only once.
+    std::optional<std::map<std::string, Tensor>> scope;
     SubgraphRunner runner = [&](const Graph& body,
                                 const std::vector<Tensor>& body_inputs) {
-      std::map<std::string, Tensor> scope =
-          outer ? *outer : std::map<std::string, Tensor>();
-      for (size_t id = 0; id < env.size(); ++id) {
-        if (!env[id].empty()) scope[graph.values[id].name] = env[id];
+      if (!scope) {
+        scope = outer ? *outer : std::map<std::string, Tensor>();
+        for (size_t id = 0; id < env.size(); ++id) {
+          if (!env[id].empty()) (*scope)[graph.values[id].name] = env[id];
+        }
       }
-      return run_reference_graph(body, body_inputs, &scope);
+      return run_reference_graph(body, body_inputs, &*scope);
     };
     KernelContext ctx(node, *schema, std::move(args), runner);
     SEQRT_RETURN_IF_ERROR(schema->reference(ctx));
