@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include "backends/reference/reference_backend.h"
+#ifdef SEQRT_HAVE_CPU_BACKEND
+#include "backends/cpu/cpu_backend.h"
+#endif
 
 namespace seqrt {
 namespace {
@@ -17,6 +20,9 @@ struct BackendEntry {
 const std::vector<BackendEntry>& entries() {
   static const std::vector<BackendEntry> list = {
       {"reference", &create_reference_backend},
+#ifdef SEQRT_HAVE_CPU_BACKEND
+      {"cpu", &create_cpu_backend},
+#endif
   };
   return list;
 }

@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "backends/reference/graph_runner.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
+#include "ops/interpreter.h"
 #include "ops/registry.h"
 
 namespace seqrt {
@@ -91,6 +91,16 @@ class ReferenceBackend : public Backend {
 };
 
 }  // namespace
+
+Result<std::vector<Tensor>> run_reference_graph(
+    const Graph& graph, const std::vector<Tensor>& inputs,
+    const std::map<std::string, Tensor>* outer) {
+  static const KernelChooser reference = [](const Node&,
+                                            const OpSchema& schema) {
+    return Result<KernelFn>(schema.reference);
+  };
+  return interpret_graph(graph, inputs, reference, outer);
+}
 
 std::unique_ptr<Backend> create_reference_backend() {
   return std::make_unique<ReferenceBackend>();

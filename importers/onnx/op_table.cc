@@ -128,6 +128,12 @@ std::vector<OnnxOpVersion> build_table() {
   table.push_back({"", "Gelu", 20, nullptr});
   table.push_back({"", "RMSNormalization", 23, nullptr});
   table.push_back({"", "RotaryEmbedding", 23, nullptr});
+  // Sequence ops (ops/sequence/). Attention 24 added nonpad_kv_seqlen, an
+  // optional input; one schema serves both.
+  table.push_back({"", "Attention", 23, nullptr});
+  table.push_back({"", "TensorScatter", 24, nullptr});
+  table.push_back({"", "LinearAttention", 27, nullptr});
+  table.push_back({"", "CausalConvWithState", 27, nullptr});
   return table;
 }
 

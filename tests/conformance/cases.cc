@@ -54,6 +54,15 @@ const std::vector<OpCase>& all_op_cases() {
     add_linalg_cases(all);
     add_shape_cases(all);
     add_control_cases(all);
+    add_attention_cases(all);
+    add_onnx_attention_cases(all);
+    add_linear_attention_cases(all);
+    add_retention_cases(all);
+    add_selective_scan_cases(all);
+    add_causal_conv_cases(all);
+    add_ssd_cases(all);
+    add_runge_kutta_cases(all);
+    add_neural_memory_cases(all);
     return all;
   }();
   return cases;

@@ -52,6 +52,16 @@ void add_reduce_cases(std::vector<OpCase>& cases);
 void add_linalg_cases(std::vector<OpCase>& cases);
 void add_shape_cases(std::vector<OpCase>& cases);
 void add_control_cases(std::vector<OpCase>& cases);
+// Sequence ops (ops/sequence/, OPS.md), one file per op.
+void add_attention_cases(std::vector<OpCase>& cases);
+void add_onnx_attention_cases(std::vector<OpCase>& cases);
+void add_linear_attention_cases(std::vector<OpCase>& cases);
+void add_retention_cases(std::vector<OpCase>& cases);
+void add_selective_scan_cases(std::vector<OpCase>& cases);
+void add_causal_conv_cases(std::vector<OpCase>& cases);
+void add_ssd_cases(std::vector<OpCase>& cases);
+void add_runge_kutta_cases(std::vector<OpCase>& cases);
+void add_neural_memory_cases(std::vector<OpCase>& cases);
 
 // Every case of every op.
 const std::vector<OpCase>& all_op_cases();

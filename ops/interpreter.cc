@@ -1,8 +1,7 @@
-#include "backends/reference/graph_runner.h"
+#include "ops/interpreter.h"
 
 #include <optional>
 
-#include "backends/reference/reference_backend.h"
 #include "ops/registry.h"
 
 namespace seqrt {
@@ -74,7 +73,7 @@ Status check_output(const Graph& graph, const Node& node, size_t i,
                     const Tensor& tensor) {
   const Value& value = graph.value(node.outputs[i]);
   if (tensor.empty()) {
-    return internal_error("{}: reference kernel did not produce output '{}'",
+    return internal_error("{}: kernel did not produce output '{}'",
                           node.label(), value.name);
   }
   if (value.dtype != DType::kUndefined && value.dtype != tensor.dtype()) {
@@ -87,9 +86,9 @@ Status check_output(const Graph& graph, const Node& node, size_t i,
 
 }  // namespace
 
-Result<std::vector<Tensor>> run_reference_graph(
+Result<std::vector<Tensor>> interpret_graph(
     const Graph& graph, const std::vector<Tensor>& inputs,
-    const std::map<std::string, Tensor>* outer) {
+    const KernelChooser& choose, const std::map<std::string, Tensor>* outer) {
   SEQRT_RETURN_IF_ERROR(check_graph_inputs(graph, inputs));
   SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, graph.topological_order());
   const OpRegistry& registry = OpRegistry::global();
@@ -129,10 +128,11 @@ Result<std::vector<Tensor>> run_reference_graph(
           if (!env[id].empty()) (*scope)[graph.values[id].name] = env[id];
         }
       }
-      return run_reference_graph(body, body_inputs, &*scope);
+      return interpret_graph(body, body_inputs, choose, &*scope);
     };
+    SEQRT_ASSIGN_OR_RETURN(KernelFn kernel, choose(node, *schema));
     KernelContext ctx(node, *schema, std::move(args), runner);
-    SEQRT_RETURN_IF_ERROR(schema->reference(ctx));
+    SEQRT_RETURN_IF_ERROR(kernel(ctx));
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i] == kNoValue) continue;
       SEQRT_RETURN_IF_ERROR(check_output(graph, node, i, ctx.outputs()[i]));

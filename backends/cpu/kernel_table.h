@@ -1,0 +1,35 @@
+// The CPU backend's one table from ops to kernels (STYLE.md rule 2). Each
+// kernel family registers itself through kernels/kernel_list.def.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "graph/graph.h"
+#include "ops/interpreter.h"
+
+namespace seqrt::cpu {
+
+struct CpuKernel {
+  std::string domain;  // kOnnxDomain or kSeqrtDomain
+  std::string op;
+  KernelFn run;  // same contract as the op's reference kernel
+  // Null: the kernel handles every node that passes the op's schema.
+  // Otherwise kUnsupported saying which attribute/dtype it lacks.
+  std::function<Status(const Graph& graph, const Node& node)> supports;
+};
+
+class KernelTable {
+ public:
+  void add(CpuKernel kernel);  // aborts on a duplicate (a build bug)
+  const CpuKernel* find(const std::string& domain, const std::string& op) const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, CpuKernel> kernels_;
+};
+
+const KernelTable& kernel_table();
+
+}  // namespace seqrt::cpu
