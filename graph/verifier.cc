@@ -67,11 +67,14 @@ Status check_names(const Graph& graph,
   return Status::ok();
 }
 
+// A subgraph's inputs may be untyped (ONNX Loop/Scan bodies): shape
+// inference types them from the node that runs the subgraph.
 Status check_definitions(const Graph& graph, const Scope& outer,
-                         bool standalone, std::vector<const char*>& defined) {
+                         bool standalone, bool is_subgraph,
+                         std::vector<const char*>& defined) {
   for (ValueId id : graph.inputs) {
     SEQRT_RETURN_IF_ERROR(define(graph, defined, id, "a graph input"));
-    if (graph.value(id).dtype == DType::kUndefined) {
+    if (graph.value(id).dtype == DType::kUndefined && !is_subgraph) {
       return invalid_model("graph '{}': input '{}' has no dtype", graph.name,
                            graph.value(id).name);
     }
@@ -204,7 +207,8 @@ Status verify_in_scope(const Graph& graph, const Scope& outer, int depth,
   std::unordered_map<std::string, ValueId> names;
   SEQRT_RETURN_IF_ERROR(check_names(graph, names));
   std::vector<const char*> defined(graph.values.size(), nullptr);
-  SEQRT_RETURN_IF_ERROR(check_definitions(graph, outer, standalone, defined));
+  SEQRT_RETURN_IF_ERROR(check_definitions(graph, outer, standalone,
+                                          depth > 0 || standalone, defined));
   SEQRT_RETURN_IF_ERROR(check_uses(graph, defined));
   SEQRT_RETURN_IF_ERROR(check_state_pairs(graph));
   SEQRT_RETURN_IF_ERROR(graph.topological_order().status());

@@ -107,13 +107,19 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
 // without a declared type takes the type of the enclosing value it names.
 // The subgraph is typed as a copy and swapped in, leaving alone any other
 // graph that shares the attribute.
-Status infer_subgraphs(const Graph& graph, Node& node, const Scope& outer,
+Status infer_subgraphs(const Graph& graph, Node& node,
+                       const std::vector<ValueInfo>& inputs, const Scope& outer,
                        const OpRegistry& registry) {
   Scope scope = outer;
   for (const Value& value : graph.values) scope[value.name] = &value;
+  const OpSchema& schema = *registry.find(node.domain, node.op);
   for (auto& [name, attr] : node.attrs) {
     if (attr.type() != AttrType::kGraph) continue;
     Graph body = *attr.as_graph();
+    if (schema.type_body_inputs) {
+      InferContext ctx(node, schema, inputs);
+      SEQRT_RETURN_IF_ERROR(schema.type_body_inputs(ctx, name, body));
+    }
     for (ValueId id : body.captures) {
       Value& capture = body.value(id);
       auto it = scope.find(capture.name);
@@ -162,10 +168,6 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
     return it == known.end() ? nullptr : &it->second;
   };
   for (int index : order) {
-    if (has_subgraph(graph.nodes[index])) {
-      SEQRT_RETURN_IF_ERROR(
-          infer_subgraphs(graph, graph.nodes[index], outer, registry));
-    }
     const Node& node = graph.nodes[index];
     const OpSchema& schema = *registry.find(node.domain, node.op);
     std::vector<ValueInfo> inputs;
@@ -181,6 +183,10 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
                              value.name);
       }
       inputs.push_back(ValueInfo{value.dtype, value.shape, known_value(id)});
+    }
+    if (has_subgraph(node)) {
+      SEQRT_RETURN_IF_ERROR(
+          infer_subgraphs(graph, graph.nodes[index], inputs, outer, registry));
     }
     std::vector<Tensor> values = evaluate_known(node, schema, inputs);
     InferContext ctx(node, schema, std::move(inputs));

@@ -16,7 +16,9 @@ Status check_graph_inputs(const Graph& graph,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& value = graph.value(graph.inputs[i]);
     const Tensor& tensor = inputs[i];
-    if (tensor.dtype() != value.dtype) {
+    // Untyped subgraph inputs are typed by infer_graph; a body run without
+    // it takes what its node passes.
+    if (value.dtype != DType::kUndefined && tensor.dtype() != value.dtype) {
       return invalid_argument("input '{}' must be {}, got {}", value.name,
                               dtype_name(value.dtype),
                               dtype_name(tensor.dtype()));

@@ -30,6 +30,11 @@ struct AttrSpec {
 };
 
 using InferFn = std::function<Status(InferContext&)>;
+// Gives types to the inputs of graph attribute `attr` that the subgraph
+// leaves undeclared (ONNX lets Loop and Scan bodies omit them), from the
+// node's input types in `ctx`; called before the subgraph is typed.
+using TypeBodyInputsFn = std::function<Status(
+    const InferContext& ctx, const std::string& attr, Graph& body)>;
 using ReferenceFn = std::function<Status(KernelContext&)>;
 
 struct OpSchema {
@@ -41,6 +46,7 @@ struct OpSchema {
   std::vector<AttrSpec> attrs;
   InferFn infer;          // sets every output's dtype and shape
   ReferenceFn reference;  // the specification; allocates its outputs
+  TypeBodyInputsFn type_body_inputs;  // ops with subgraphs only; optional
 
   const AttrSpec* find_attr(const std::string& attr_name) const;
   // "seqrt::SelectiveScan" or "MatMul".

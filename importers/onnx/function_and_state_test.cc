@@ -5,6 +5,7 @@
 #include "importers/onnx/graph_convert.h"
 #include "importers/onnx/onnx_test_util.h"
 #include "importers/onnx/state_pairs.h"
+#include "ops/infer_graph.h"
 #include "runtime/session.h"
 
 namespace seqrt {
@@ -227,6 +228,62 @@ TEST(onnx_subgraphs, IfRunsWhenTheControlOpsAreRegistered) {
                               {"x", Tensor::from_vector<float>({2}, {5, 6})}});
   ASSERT_TRUE(out.is_ok()) << out.status().message();
   EXPECT_TRUE((*out)["y"].same_as(Tensor::from_vector<float>({2}, {4, 5})));
+}
+
+// Scan(s, xs) with a body whose inputs carry no type, as ONNX allows: the
+// importer keeps them untyped and inference types them from the node (the
+// state as given, the scan input without its scan axis).
+TEST(onnx_subgraphs, UntypedScanBodyInputsTakeTheNodeTypes) {
+  onnx::ModelProto model = make_model(17);
+  auto& g = *model.mutable_graph();
+  add_input(g, "s0", TensorProto::FLOAT, {2});
+  add_input(g, "xs", TensorProto::FLOAT, {3, 2});
+  auto& scan = add_node(g, "Scan", {"s0", "xs"}, {"s_final", "ys"}, "scan0");
+  set_int_attr(scan, "num_scan_inputs", 1);
+  auto* attr = scan.add_attribute();
+  attr->set_name("body");
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto& body = *attr->mutable_g();
+  body.set_name("step");
+  body.add_input()->set_name("s");
+  body.add_input()->set_name("x");
+  add_node(body, "Add", {"s", "x"}, {"s_next"});
+  add_node(body, "Mul", {"x", "x"}, {"y"});
+  body.add_output()->set_name("s_next");
+  body.add_output()->set_name("y");
+  add_output(g, "s_final", TensorProto::FLOAT, {2});
+  add_output(g, "ys", TensorProto::FLOAT, {3, 2});
+
+  Result<Graph> graph = import_model(model);
+  ASSERT_TRUE(graph.is_ok()) << graph.status().message();
+  ASSERT_TRUE(infer_graph(*graph).is_ok());
+  const Graph& typed_body = *graph->nodes[0].attr("body")->as_graph();
+  const Value& x = typed_body.value(typed_body.inputs[1]);
+  EXPECT_EQ(x.dtype, DType::kF32);
+  ASSERT_TRUE(x.shape.has_value());
+  EXPECT_EQ(*x.shape, Shape({2}));
+
+  auto session = Session::create(std::move(*graph), SessionOptions{});
+  ASSERT_TRUE(session.is_ok()) << session.status().message();
+  auto out = (*session)->run(
+      {{"s0", Tensor::from_vector<float>({2}, {0, 1})},
+       {"xs", Tensor::from_vector<float>({3, 2}, {1, 2, 3, 4, 5, 6})}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_TRUE(
+      (*out)["s_final"].same_as(Tensor::from_vector<float>({2}, {9, 13})));
+}
+
+// The main graph's inputs still need a type.
+TEST(onnx_subgraphs, UntypedMainGraphInputIsAnError) {
+  onnx::ModelProto model = make_model(17);
+  auto& g = *model.mutable_graph();
+  g.add_input()->set_name("x");
+  add_node(g, "Neg", {"x"}, {"y"});
+  add_output(g, "y", TensorProto::FLOAT, {2});
+  Result<Graph> graph = import_model(model);
+  ASSERT_FALSE(graph.is_ok());
+  EXPECT_NE(graph.status().message().find("'x' has no element type"),
+            std::string::npos);
 }
 
 // A decoder-like graph: caches concatenated with new entries, a state

@@ -146,7 +146,8 @@ class GraphConverter {
       }
       SEQRT_ASSIGN_OR_RETURN(Value value,
                              value_from_info(info, where() + ": graph input"));
-      if (value.dtype == DType::kUndefined) {
+      // Subgraph inputs may leave their type to the node that runs them.
+      if (value.dtype == DType::kUndefined && outer_ == nullptr) {
         return invalid_model("{}: graph input '{}' has no element type",
                              where(), info.name());
       }

@@ -65,6 +65,24 @@ Result<const Graph*> loop_body(const OpContext& ctx,
   return body;
 }
 
+// Body inputs the body leaves untyped: the iteration number (int64 scalar),
+// the condition (bool scalar), and each loop-carried value's dtype (its
+// shape may change between iterations, so it stays unknown).
+Status type_loop_body(const InferContext& ctx, const std::string& attr,
+                      Graph& body) {
+  size_t num_carried = ctx.num_inputs() < 2 ? 0 : ctx.num_inputs() - 2;
+  if (body.inputs.size() != 2 + num_carried) {
+    return ctx.error("'{}' must take {} inputs, it takes {}", attr,
+                     2 + num_carried, body.inputs.size());
+  }
+  declare_body_input(body, 0, DType::kI64, Shape());
+  declare_body_input(body, 1, DType::kBool, Shape());
+  for (size_t i = 0; i < num_carried; ++i) {
+    declare_body_input(body, 2 + i, ctx.input_dtype(2 + i), std::nullopt);
+  }
+  return Status::ok();
+}
+
 Status infer_loop(InferContext& ctx) {
   if (ctx.has_input(0)) {
     SEQRT_RETURN_IF_ERROR(check_one_element(
@@ -200,6 +218,7 @@ void register_loop(OpRegistry& registry) {
   s.outputs = {{"v_final_and_scan_outputs", false, true}};
   s.attrs = {AttrSpec{"body", AttrType::kGraph, std::nullopt, true, {}}};
   s.infer = infer_loop;
+  s.type_body_inputs = type_loop_body;
   s.reference = run_loop;
   register_or_die(registry, std::move(s));
 }

@@ -116,6 +116,30 @@ Result<Dim> infer_length(const InferContext& ctx, const ScanLayout& layout) {
   return length;
 }
 
+// Body inputs the body leaves untyped take the states' types and the scan
+// inputs' types without their scan axis.
+Status type_scan_body(const InferContext& ctx, const std::string& attr,
+                      Graph& body) {
+  SEQRT_ASSIGN_OR_RETURN(ScanLayout layout,
+                         scan_layout(ctx, ctx.num_inputs(), ctx.num_outputs()));
+  if (body.inputs.size() != ctx.num_inputs()) {
+    return ctx.error("'{}' must take {} inputs, it takes {}", attr,
+                     ctx.num_inputs(), body.inputs.size());
+  }
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    std::optional<Shape> shape = ctx.input_shape(i);
+    if (i >= layout.num_states && shape.has_value()) {
+      SEQRT_ASSIGN_OR_RETURN(
+          int64_t axis,
+          normalize_axis(ctx, layout.input_axes[i - layout.num_states],
+                         static_cast<int64_t>(shape->rank())));
+      shape->dims().erase(shape->dims().begin() + axis);
+    }
+    declare_body_input(body, i, ctx.input_dtype(i), shape);
+  }
+  return Status::ok();
+}
+
 Status infer_scan(InferContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(ScanLayout layout,
                          scan_layout(ctx, ctx.num_inputs(), ctx.num_outputs()));
@@ -247,6 +271,7 @@ void register_scan(OpRegistry& registry) {
           "scan_output_directions", AttrType::kInts, std::nullopt, false, {}},
   };
   s.infer = infer_scan;
+  s.type_body_inputs = type_scan_body;
   s.reference = run_scan;
   register_or_die(registry, std::move(s));
 }

@@ -33,6 +33,13 @@ Result<ValueInfo> subgraph_output_type(const OpContext& ctx,
   return ValueInfo{value.dtype, value.shape, nullptr};
 }
 
+void declare_body_input(Graph& body, size_t i, DType dtype,
+                        const std::optional<Shape>& shape) {
+  Value& value = body.value(body.inputs[i]);
+  if (value.dtype == DType::kUndefined) value.dtype = dtype;
+  if (!value.shape.has_value()) value.shape = shape;
+}
+
 Status check_same_type(const OpContext& ctx, const std::string& what,
                        DType expected, DType got) {
   if (expected == got) return Status::ok();

@@ -25,6 +25,11 @@ Result<ValueInfo> subgraph_output_type(const OpContext& ctx,
                                        const std::string& attr,
                                        const Graph& body, size_t i);
 
+// Gives body input `i` this dtype and shape where the body left them out
+// (ONNX Loop and Scan bodies may); a checked count: `i` must exist.
+void declare_body_input(Graph& body, size_t i, DType dtype,
+                        const std::optional<Shape>& shape);
+
 // Both sides' dtypes must be equal; `what` names the pair in the error.
 Status check_same_type(const OpContext& ctx, const std::string& what,
                        DType expected, DType got);
