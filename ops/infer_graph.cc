@@ -115,9 +115,12 @@ Status infer_subgraphs(const Graph& graph, Node& node,
   const OpSchema& schema = *registry.find(node.domain, node.op);
   for (auto& [name, attr] : node.attrs) {
     if (attr.type() != AttrType::kGraph) continue;
+    InferContext ctx(node, schema, inputs);
+    if (schema.subgraph_is_live && !schema.subgraph_is_live(ctx, name)) {
+      continue;
+    }
     Graph body = *attr.as_graph();
     if (schema.type_body_inputs) {
-      InferContext ctx(node, schema, inputs);
       SEQRT_RETURN_IF_ERROR(schema.type_body_inputs(ctx, name, body));
     }
     for (ValueId id : body.captures) {

@@ -47,6 +47,11 @@ struct OpSchema {
   InferFn infer;          // sets every output's dtype and shape
   ReferenceFn reference;  // the specification; allocates its outputs
   TypeBodyInputsFn type_body_inputs;  // ops with subgraphs only; optional
+  // False for a graph attribute that cannot run given the node's known
+  // inputs (If's branch not taken when cond is known): inference leaves it
+  // untyped, as it may be invalid for these shapes. Null: always live.
+  std::function<bool(const InferContext& ctx, const std::string& attr)>
+      subgraph_is_live;
 
   const AttrSpec* find_attr(const std::string& attr_name) const;
   // "seqrt::SelectiveScan" or "MatMul".

@@ -72,6 +72,12 @@ Status infer_if(InferContext& ctx) {
   return Status::ok();
 }
 
+bool if_branch_is_live(const InferContext& ctx, const std::string& attr) {
+  const Tensor* cond = ctx.input_value(0);
+  if (cond == nullptr || cond->num_elements() != 1) return true;
+  return (cond->element_i64(0) != 0) == (attr == "then_branch");
+}
+
 Status run_if(KernelContext& ctx) {
   const Tensor& cond = *ctx.input(0);
   SEQRT_RETURN_IF_ERROR(check_cond_type(ctx, cond.dtype(), cond.shape()));
@@ -100,6 +106,7 @@ void register_if(OpRegistry& registry) {
       AttrSpec{"else_branch", AttrType::kGraph, std::nullopt, true, {}},
   };
   s.infer = infer_if;
+  s.subgraph_is_live = if_branch_is_live;
   s.reference = run_if;
   register_or_die(registry, std::move(s));
 }

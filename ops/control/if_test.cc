@@ -42,6 +42,42 @@ TEST(If, KnownCondTakesThatBranchsType) {
   EXPECT_EQ(*(*out)[0].shape, Shape({5}));
 }
 
+// With a constant cond, infer_graph types only the branch taken: the other
+// may be invalid for these shapes (ONNX function bodies rely on it).
+TEST(If, InferGraphSkipsTheBranchNotTaken) {
+  GraphBuilder bad("bad_branch");
+  ValueId x_in_branch = bad.capture("x", DType::kF32, Shape{5});
+  Tensor sizes = Tensor::from_vector<int64_t>({1}, {2});
+  bad.output(bad.add("Reshape", {x_in_branch, bad.constant("sizes", sizes)}),
+             "y");
+  auto bad_branch = std::make_shared<Graph>(std::move(bad).build().value());
+
+  GraphBuilder good("good_branch");
+  good.output(good.add("Neg", {good.capture("x", DType::kF32, Shape{5})}), "y");
+  auto good_branch = std::make_shared<Graph>(std::move(good).build().value());
+
+  GraphBuilder b("main");
+  ValueId x = b.input("x", DType::kF32, Shape{5});
+  (void)x;
+  ValueId cond = b.constant("cond", Tensor::scalar<bool>(false));
+  b.output(b.add("If", {cond}, branches(bad_branch, good_branch)), "y");
+  Result<Graph> graph = std::move(b).build();
+  ASSERT_TRUE(graph.is_ok()) << graph.status().to_string();
+  Status status = infer_graph(*graph);
+  ASSERT_TRUE(status.is_ok()) << status.to_string();
+  EXPECT_EQ(*graph->value(graph->outputs[0]).shape, Shape({5}));
+
+  // The same graph with an unknown cond types both branches and fails.
+  GraphBuilder unknown("main");
+  unknown.input("x", DType::kF32, Shape{5});
+  ValueId c = unknown.input("cond", DType::kBool, Shape{});
+  unknown.output(unknown.add("If", {c}, branches(bad_branch, good_branch)),
+                 "y");
+  Result<Graph> both = std::move(unknown).build();
+  ASSERT_TRUE(both.is_ok()) << both.status().to_string();
+  EXPECT_FALSE(infer_graph(*both).is_ok());
+}
+
 TEST(If, BranchesMustAgreeInDtype) {
   expect_error(infer_types("If", {typed(DType::kBool, Shape{})},
                            branches(constant_branch(DType::kF32, {2}),
