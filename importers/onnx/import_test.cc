@@ -166,7 +166,7 @@ TEST(onnx_import, UnsupportedOpsAreListedTogether) {
   Result<Graph> graph = import_model(model);
   ASSERT_FALSE(graph.is_ok());
   EXPECT_EQ(graph.status().code(), StatusCode::kUnsupported);
-  const std::string& message = graph.status().message();
+  const std::string message = graph.status().message();
   EXPECT_NE(message.find("3 node(s)"), std::string::npos) << message;
   EXPECT_NE(message.find("Frobnicate (domain 'ai.onnx', opset 17) in "
                          "[Frobnicate] node 'first'"),

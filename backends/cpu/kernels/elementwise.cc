@@ -1,0 +1,261 @@
+// CPU kernels of the f32 elementwise ops: binary arithmetic with numpy
+// broadcasting (Add, Sub, Mul, Div, Max, Min, Pow) and the unary math and
+// activations. The work is vectorised runs over the innermost coalesced
+// dimension (same-shape, scalar and row broadcasts are one or few runs),
+// spread over threads; f16/bf16 are converted at the edges.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/float_io.h"
+#include "backends/cpu/kernel_table.h"
+#include "backends/cpu/kernels/elementwise_simd.h"
+#include "backends/cpu/kernels/float_support.h"
+#include "ops/util.h"
+
+namespace seqrt::cpu {
+namespace {
+
+// Elements per parallel task: below this, threads cost more than they save.
+constexpr int64_t kGrain = 16384;
+
+// The output dims with, per input, strides that are 0 on broadcast axes,
+// after merging neighbouring axes that both inputs read contiguously. The
+// last axis is then the run each vector call handles; its strides are 0 or 1.
+struct BroadcastPlan {
+  std::vector<int64_t> out_dims;  // the op's output dims
+  std::vector<int64_t> dims;      // coalesced; never empty
+  std::vector<int64_t> a_strides;
+  std::vector<int64_t> b_strides;
+  int64_t num_elements = 1;
+};
+
+Result<BroadcastPlan> plan_broadcast(const KernelContext& ctx,
+                                     const std::vector<int64_t>& a,
+                                     const std::vector<int64_t>& b) {
+  BroadcastPlan plan;
+  SEQRT_ASSIGN_OR_RETURN(plan.out_dims, broadcast_dims(ctx, a, b));
+  std::vector<int64_t> sa = broadcast_strides(a, plan.out_dims);
+  std::vector<int64_t> sb = broadcast_strides(b, plan.out_dims);
+  for (size_t i = 0; i < plan.out_dims.size(); ++i) {
+    int64_t d = plan.out_dims[i];
+    plan.num_elements *= d;
+    if (d == 1) continue;
+    if (!plan.dims.empty()) {
+      int64_t inner = plan.out_dims[i];
+      // Merge axis i into the previous one when both inputs step through
+      // the pair as through one axis.
+      bool merge = plan.a_strides.back() == sa[i] * inner &&
+                   plan.b_strides.back() == sb[i] * inner;
+      if (merge) {
+        plan.dims.back() *= d;
+        plan.a_strides.back() = sa[i];
+        plan.b_strides.back() = sb[i];
+        continue;
+      }
+    }
+    plan.dims.push_back(d);
+    plan.a_strides.push_back(sa[i]);
+    plan.b_strides.push_back(sb[i]);
+  }
+  if (plan.dims.empty()) {
+    plan.dims = {1};
+    plan.a_strides = {0};
+    plan.b_strides = {0};
+  }
+  return plan;
+}
+
+// Calls run(a_offset, b_offset, out_offset) for every run of the plan's
+// last axis, in parallel over the runs.
+template <typename Run>
+void for_each_run(const BroadcastPlan& plan, Run&& run) {
+  int64_t length = plan.dims.back();
+  int64_t runs = length == 0 ? 0 : plan.num_elements / length;
+  int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(length, 1));
+  size_t outer = plan.dims.size() - 1;
+  parallel_chunks(runs, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t rest = r;
+      int64_t a_offset = 0;
+      int64_t b_offset = 0;
+      for (size_t i = outer; i-- > 0;) {
+        int64_t index = rest % plan.dims[i];
+        rest /= plan.dims[i];
+        a_offset += index * plan.a_strides[i];
+        b_offset += index * plan.b_strides[i];
+      }
+      run(a_offset, b_offset, r * length);
+    }
+  });
+}
+
+Result<Tensor> apply_binary(const KernelContext& ctx, BinaryKind kind,
+                            const Tensor& a, const Tensor& b) {
+  SEQRT_ASSIGN_OR_RETURN(BroadcastPlan plan,
+                         plan_broadcast(ctx, a.dims(), b.dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor out,
+                         Tensor::allocate(DType::kF32, plan.out_dims));
+  const float* pa = a.data_as<float>();
+  const float* pb = b.data_as<float>();
+  float* po = out.mutable_data_as<float>();
+  size_t length = static_cast<size_t>(plan.dims.back());
+  size_t a_step = static_cast<size_t>(plan.a_strides.back());
+  size_t b_step = static_cast<size_t>(plan.b_strides.back());
+  for_each_run(plan, [&](int64_t ao, int64_t bo, int64_t oo) {
+    binary_f32(kind, pa + ao, a_step, pb + bo, b_step, po + oo, length);
+  });
+  return out;
+}
+
+Status check_same_float_dtypes(const KernelContext& ctx) {
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) return ctx.error("input {} is missing", i);
+    DType dtype = ctx.input(i)->dtype();
+    if (!is_f32_family(dtype)) {
+      return ctx.unsupported_error(
+          "{} input: the CPU backend computes f32/f16/bf16 only",
+          dtype_name(dtype));
+    }
+    if (dtype != ctx.input(0)->dtype()) {
+      return ctx.error("input {} must be {} like input 0, got {}", i,
+                       dtype_name(ctx.input(0)->dtype()), dtype_name(dtype));
+    }
+  }
+  if (ctx.num_inputs() == 0) return ctx.error("needs at least one input");
+  return Status::ok();
+}
+
+// Folds the inputs left to right (Max and Min take one or more).
+Status run_binary(KernelContext& ctx, BinaryKind kind) {
+  SEQRT_RETURN_IF_ERROR(check_same_float_dtypes(ctx));
+  DType dtype = ctx.input(0)->dtype();
+  SEQRT_ASSIGN_OR_RETURN(Tensor acc, load_f32(*ctx.input(0)));
+  if (ctx.num_inputs() == 1) acc = acc.clone();
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor next, load_f32(*ctx.input(i)));
+    SEQRT_ASSIGN_OR_RETURN(acc, apply_binary(ctx, kind, acc, next));
+  }
+  return set_output_as(ctx, 0, acc, dtype);
+}
+
+// Pow in double, as the reference, so results round identically; x² (the
+// common case) is one f32 multiply, which rounds the exact product the same.
+Status run_pow(KernelContext& ctx) {
+  const Tensor& base = *ctx.input(0);
+  const Tensor& exponent = *ctx.input(1);
+  if (!is_f32_family(base.dtype())) {
+    return ctx.unsupported_error(
+        "{} base: the CPU backend computes f32/f16/bf16 only",
+        dtype_name(base.dtype()));
+  }
+  SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(base));
+  if (exponent.num_elements() == 1 && exponent.element_f64(0) == 2.0 &&
+      exponent.rank() <= x.rank()) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor out,
+                           apply_binary(ctx, BinaryKind::kMul, x, x));
+    return set_output_as(ctx, 0, out, base.dtype());
+  }
+  std::vector<double> e(static_cast<size_t>(exponent.num_elements()));
+  for (size_t i = 0; i < e.size(); ++i) {
+    e[i] = exponent.element_f64(static_cast<int64_t>(i));
+  }
+  SEQRT_ASSIGN_OR_RETURN(BroadcastPlan plan,
+                         plan_broadcast(ctx, x.dims(), exponent.dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor out,
+                         Tensor::allocate(DType::kF32, plan.out_dims));
+  const float* px = x.data_as<float>();
+  float* po = out.mutable_data_as<float>();
+  int64_t length = plan.dims.back();
+  int64_t x_step = plan.a_strides.back();
+  int64_t e_step = plan.b_strides.back();
+  for_each_run(plan, [&](int64_t xo, int64_t eo, int64_t oo) {
+    for (int64_t j = 0; j < length; ++j) {
+      po[oo + j] = static_cast<float>(std::pow(
+          static_cast<double>(px[xo + j * x_step]), e[eo + j * e_step]));
+    }
+  });
+  return set_output_as(ctx, 0, out, base.dtype());
+}
+
+Status run_unary(KernelContext& ctx, UnaryKind kind) {
+  SEQRT_RETURN_IF_ERROR(check_same_float_dtypes(ctx));
+  const Tensor& x = *ctx.input(0);
+  SEQRT_ASSIGN_OR_RETURN(Tensor in, load_f32(x));
+  SEQRT_ASSIGN_OR_RETURN(Tensor out, Tensor::allocate(DType::kF32, x.dims()));
+  const float* px = in.data_as<float>();
+  float* py = out.mutable_data_as<float>();
+  parallel_chunks(x.num_elements(), kGrain, [&](int64_t begin, int64_t end) {
+    unary_f32(kind, px + begin, py + begin, static_cast<size_t>(end - begin));
+  });
+  return set_output_as(ctx, 0, out, x.dtype());
+}
+
+Status run_gelu(KernelContext& ctx) {
+  const std::string& approximate = ctx.attr_string("approximate");
+  if (approximate != "none" && approximate != "tanh") {
+    return ctx.error("approximate must be \"none\" or \"tanh\", got \"{}\"",
+                     approximate);
+  }
+  return run_unary(ctx, approximate == "tanh" ? UnaryKind::kGeluTanh
+                                              : UnaryKind::kGeluExact);
+}
+
+Status supports_float(const Graph& graph, const Node& node) {
+  return require_all_f32_family(graph, node);
+}
+
+Status supports_pow(const Graph& graph, const Node& node) {
+  return require_f32_family(graph, node, {0});
+}
+
+struct BinaryEntry {
+  const char* op;
+  BinaryKind kind;
+};
+
+struct UnaryEntry {
+  const char* op;
+  UnaryKind kind;
+};
+
+}  // namespace
+
+void register_elementwise_kernels(KernelTable& table) {
+  const BinaryEntry binaries[] = {
+      {"Add", BinaryKind::kAdd}, {"Sub", BinaryKind::kSub},
+      {"Mul", BinaryKind::kMul}, {"Div", BinaryKind::kDiv},
+      {"Max", BinaryKind::kMax}, {"Min", BinaryKind::kMin},
+  };
+  for (const BinaryEntry& entry : binaries) {
+    BinaryKind kind = entry.kind;
+    table.add(
+        CpuKernel{kOnnxDomain, entry.op,
+                  [kind](KernelContext& ctx) { return run_binary(ctx, kind); },
+                  supports_float});
+  }
+  table.add(CpuKernel{kOnnxDomain, "Pow", run_pow, supports_pow});
+  const UnaryEntry unaries[] = {
+      {"Relu", UnaryKind::kRelu},
+      {"Sigmoid", UnaryKind::kSigmoid},
+      {"Tanh", UnaryKind::kTanh},
+      {"Exp", UnaryKind::kExp},
+      {"Log", UnaryKind::kLog},
+      {"Sqrt", UnaryKind::kSqrt},
+      {"Neg", UnaryKind::kNeg},
+      {"Abs", UnaryKind::kAbs},
+      {"Reciprocal", UnaryKind::kReciprocal},
+      {"Erf", UnaryKind::kErf},
+      {"Softplus", UnaryKind::kSoftplus},
+  };
+  for (const UnaryEntry& entry : unaries) {
+    UnaryKind kind = entry.kind;
+    table.add(
+        CpuKernel{kOnnxDomain, entry.op,
+                  [kind](KernelContext& ctx) { return run_unary(ctx, kind); },
+                  supports_float});
+  }
+  table.add(CpuKernel{kOnnxDomain, "Gelu", run_gelu, supports_float});
+}
+
+}  // namespace seqrt::cpu

@@ -1,0 +1,44 @@
+#include "backends/cpu/kernels/float_support.h"
+
+#include "backends/cpu/float_io.h"
+
+namespace seqrt::cpu {
+
+bool is_f32_family(DType dtype) {
+  return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16;
+}
+
+DType input_dtype(const Graph& graph, const Node& node, size_t i) {
+  if (i >= node.inputs.size() || node.inputs[i] == kNoValue) {
+    return DType::kUndefined;
+  }
+  return graph.value(node.inputs[i]).dtype;
+}
+
+Status require_f32_family(const Graph& graph, const Node& node,
+                          std::initializer_list<size_t> inputs) {
+  for (size_t i : inputs) {
+    DType dtype = input_dtype(graph, node, i);
+    if (dtype == DType::kUndefined || is_f32_family(dtype)) continue;
+    return unsupported(
+        "{}: {} input: the CPU backend computes f32/f16/bf16 only",
+        node.label(), dtype_name(dtype));
+  }
+  return Status::ok();
+}
+
+Status require_all_f32_family(const Graph& graph, const Node& node) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    SEQRT_RETURN_IF_ERROR(require_f32_family(graph, node, {i}));
+  }
+  return Status::ok();
+}
+
+Status set_output_as(KernelContext& ctx, size_t i, const Tensor& value,
+                     DType dtype) {
+  SEQRT_ASSIGN_OR_RETURN(Tensor out, store_as(value, dtype));
+  ctx.set_output(i, std::move(out));
+  return Status::ok();
+}
+
+}  // namespace seqrt::cpu

@@ -1,0 +1,206 @@
+// CPU kernels of MatMul (numpy batch broadcasting, 1-D operands) and Gemm
+// (transposes, alpha, beta, broadcast C) through oneDNN's sgemm: one call
+// when there is one batch or B is shared by a contiguous batch of A (the
+// batch folds into M), else one call per batch in parallel.
+#include <vector>
+
+#include "backends/cpu/float_io.h"
+#include "backends/cpu/kernel_table.h"
+#include "backends/cpu/kernels/float_support.h"
+#include "backends/cpu/parallel.h"
+#include "backends/cpu/simd/gemm.h"
+#include "ops/util.h"
+
+namespace seqrt::cpu {
+namespace {
+
+Status check_float_pair(const KernelContext& ctx, DType a, DType b) {
+  if (a != b) {
+    return ctx.error("A and B must share one numeric dtype, got {} and {}",
+                     dtype_name(a), dtype_name(b));
+  }
+  if (!is_f32_family(a)) {
+    return ctx.unsupported_error(
+        "{} input: the CPU backend computes f32/f16/bf16 only", dtype_name(a));
+  }
+  return Status::ok();
+}
+
+// MatMul's operands as batches of M×K and K×N matrices.
+struct MatMulPlan {
+  std::vector<int64_t> out_dims;
+  std::vector<int64_t> batch_dims;       // broadcast batch dims
+  std::vector<int64_t> a_batch_strides;  // in matrices, 0 when broadcast
+  std::vector<int64_t> b_batch_strides;
+  int64_t batches = 1;
+  int64_t m = 0, k = 0, n = 0;
+};
+
+Result<MatMulPlan> plan_matmul(const KernelContext& ctx, std::vector<int64_t> a,
+                               std::vector<int64_t> b) {
+  if (a.empty() || b.empty()) {
+    return ctx.error("inputs must have rank >= 1, got {} and {}",
+                     dims_to_string(a), dims_to_string(b));
+  }
+  MatMulPlan plan;
+  bool a_vector = a.size() == 1;
+  bool b_vector = b.size() == 1;
+  if (a_vector) a.insert(a.begin(), 1);
+  if (b_vector) b.push_back(1);
+  plan.m = a[a.size() - 2];
+  plan.k = a.back();
+  plan.n = b.back();
+  if (b[b.size() - 2] != plan.k) {
+    return ctx.error("inner dims differ: A is {}, B is {}", dims_to_string(a),
+                     dims_to_string(b));
+  }
+  std::vector<int64_t> a_batch(a.begin(), a.end() - 2);
+  std::vector<int64_t> b_batch(b.begin(), b.end() - 2);
+  SEQRT_ASSIGN_OR_RETURN(plan.batch_dims,
+                         broadcast_dims(ctx, a_batch, b_batch));
+  plan.a_batch_strides = broadcast_strides(a_batch, plan.batch_dims);
+  plan.b_batch_strides = broadcast_strides(b_batch, plan.batch_dims);
+  for (int64_t d : plan.batch_dims) plan.batches *= d;
+  plan.out_dims = plan.batch_dims;
+  if (!a_vector) plan.out_dims.push_back(plan.m);
+  if (!b_vector) plan.out_dims.push_back(plan.n);
+  return plan;
+}
+
+// Offset in matrices of batch `index` for the given batch strides.
+int64_t batch_offset(const MatMulPlan& plan,
+                     const std::vector<int64_t>& strides, int64_t index) {
+  int64_t offset = 0;
+  for (size_t i = plan.batch_dims.size(); i-- > 0;) {
+    offset += (index % plan.batch_dims[i]) * strides[i];
+    index /= plan.batch_dims[i];
+  }
+  return offset;
+}
+
+bool all_zero(const std::vector<int64_t>& strides) {
+  for (int64_t s : strides) {
+    if (s != 0) return false;
+  }
+  return true;
+}
+
+// A's batches lie one after another, as the output's do.
+bool contiguous_batches(const MatMulPlan& plan) {
+  return plan.a_batch_strides == strides_of(plan.batch_dims);
+}
+
+void run_matmul_plan(const MatMulPlan& plan, const float* a, const float* b,
+                     float* y) {
+  const int64_t m = plan.m, k = plan.k, n = plan.n;
+  if (plan.batches == 1 ||
+      (all_zero(plan.b_batch_strides) && contiguous_batches(plan))) {
+    sgemm(false, false, plan.batches * m, n, k, 1.0f, a, k, b, n, 0.0f, y, n);
+    return;
+  }
+  parallel_for(plan.batches, [&](int64_t i) {
+    const float* ai = a + batch_offset(plan, plan.a_batch_strides, i) * m * k;
+    const float* bi = b + batch_offset(plan, plan.b_batch_strides, i) * k * n;
+    sgemm(false, false, m, n, k, 1.0f, ai, k, bi, n, 0.0f, y + i * m * n, n);
+  });
+}
+
+Status run_matmul(KernelContext& ctx) {
+  const Tensor& a_in = *ctx.input(0);
+  const Tensor& b_in = *ctx.input(1);
+  SEQRT_RETURN_IF_ERROR(check_float_pair(ctx, a_in.dtype(), b_in.dtype()));
+  SEQRT_ASSIGN_OR_RETURN(MatMulPlan plan,
+                         plan_matmul(ctx, a_in.dims(), b_in.dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor a, load_f32(a_in));
+  SEQRT_ASSIGN_OR_RETURN(Tensor b, load_f32(b_in));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y,
+                         Tensor::allocate(DType::kF32, plan.out_dims));
+  // With K = 0 the products are empty sums: the zero-filled output.
+  if (y.num_elements() > 0 && plan.k > 0) {
+    run_matmul_plan(plan, a.data_as<float>(), b.data_as<float>(),
+                    y.mutable_data_as<float>());
+  }
+  return set_output_as(ctx, 0, y, a_in.dtype());
+}
+
+// Gemm's C broadcast into y (M×N), which sgemm then scales by beta.
+void fill_with_c(const Tensor& c, int64_t m, int64_t n, float* y) {
+  std::vector<int64_t> strides = broadcast_strides(c.dims(), {m, n});
+  const float* pc = c.data_as<float>();
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      y[i * n + j] = pc[i * strides[0] + j * strides[1]];
+    }
+  }
+}
+
+Status check_gemm_c(const KernelContext& ctx, const Tensor& c, int64_t m,
+                    int64_t n) {
+  if (c.rank() > 2) {
+    return ctx.error("C must have rank <= 2, got {}", dims_to_string(c.dims()));
+  }
+  std::vector<int64_t> dims = c.dims();
+  while (dims.size() < 2) dims.insert(dims.begin(), 1);
+  bool ok = (dims[0] == 1 || dims[0] == m) && (dims[1] == 1 || dims[1] == n);
+  if (!ok) {
+    return ctx.error("C {} does not broadcast to ({},{})",
+                     dims_to_string(c.dims()), m, n);
+  }
+  return Status::ok();
+}
+
+Status run_gemm(KernelContext& ctx) {
+  const Tensor& a_in = *ctx.input(0);
+  const Tensor& b_in = *ctx.input(1);
+  const Tensor* c_in = ctx.input(2);
+  SEQRT_RETURN_IF_ERROR(check_float_pair(ctx, a_in.dtype(), b_in.dtype()));
+  if (c_in) {
+    SEQRT_RETURN_IF_ERROR(check_float_pair(ctx, a_in.dtype(), c_in->dtype()));
+  }
+  if (a_in.rank() != 2 || b_in.rank() != 2) {
+    return ctx.error("A and B must be 2-D, got {} and {}",
+                     dims_to_string(a_in.dims()), dims_to_string(b_in.dims()));
+  }
+  bool trans_a = ctx.attr_int("transA") != 0;
+  bool trans_b = ctx.attr_int("transB") != 0;
+  int64_t m = trans_a ? a_in.dim(1) : a_in.dim(0);
+  int64_t k = trans_a ? a_in.dim(0) : a_in.dim(1);
+  int64_t kb = trans_b ? b_in.dim(1) : b_in.dim(0);
+  int64_t n = trans_b ? b_in.dim(0) : b_in.dim(1);
+  if (k != kb) {
+    return ctx.error("inner dims differ: A' is ({},{}), B' is ({},{})", m, k,
+                     kb, n);
+  }
+  if (c_in) SEQRT_RETURN_IF_ERROR(check_gemm_c(ctx, *c_in, m, n));
+  SEQRT_ASSIGN_OR_RETURN(Tensor a, load_f32(a_in));
+  SEQRT_ASSIGN_OR_RETURN(Tensor b, load_f32(b_in));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, {m, n}));
+  float* py = y.mutable_data_as<float>();
+  float beta = 0.0f;
+  if (c_in && m * n > 0) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor c, load_f32(*c_in));
+    fill_with_c(c, m, n, py);
+    beta = ctx.attr_float("beta");
+  }
+  if (m * n > 0 && k > 0) {
+    sgemm(trans_a, trans_b, m, n, k, ctx.attr_float("alpha"),
+          a.data_as<float>(), a_in.dim(1), b.data_as<float>(), b_in.dim(1),
+          beta, py, n);
+  } else if (m * n > 0) {
+    for (int64_t i = 0; i < m * n; ++i) py[i] *= beta;
+  }
+  return set_output_as(ctx, 0, y, a_in.dtype());
+}
+
+Status supports_matmul(const Graph& graph, const Node& node) {
+  return require_all_f32_family(graph, node);
+}
+
+}  // namespace
+
+void register_matmul_kernels(KernelTable& table) {
+  table.add(CpuKernel{kOnnxDomain, "MatMul", run_matmul, supports_matmul});
+  table.add(CpuKernel{kOnnxDomain, "Gemm", run_gemm, supports_matmul});
+}
+
+}  // namespace seqrt::cpu

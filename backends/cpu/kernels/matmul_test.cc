@@ -1,0 +1,81 @@
+// CPU MatMul and Gemm against the reference: 1-D operands, batch
+// broadcasting on either side (the folded single-GEMM path and the
+// per-batch parallel path), empty dims, f16, Gemm's transposes and C
+// layouts, and the errors.
+#include <gtest/gtest.h>
+
+#include "backends/cpu/kernels/kernel_test_util.h"
+
+namespace seqrt::cpu {
+namespace {
+
+using namespace kernel_testing;  // NOLINT
+
+TEST(CpuMatMul, ShapesAndBroadcasting) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>
+      shapes = {{{3, 5}, {5, 4}},          {{7}, {7, 2}},
+                {{2, 3, 7}, {7}},          {{9}, {9}},
+                {{2, 1, 3, 4}, {5, 4, 3}}, {{6, 33, 40}, {40, 17}},
+                {{40, 17}, {6, 17, 9}},    {{4, 2, 3}, {4, 3, 5}},
+                {{3, 0}, {0, 4}},          {{0, 3}, {3, 2}},
+                {{64, 128}, {128, 96}}};
+  uint64_t seed = 1;
+  for (const auto& [a, b] : shapes) {
+    SCOPED_TRACE(dims_to_string(a) + " x " + dims_to_string(b));
+    expect_matches_reference(kOnnxDomain, "MatMul",
+                             {uniform(a, seed++), uniform(b, seed++)}, {},
+                             1e-5);
+  }
+}
+
+TEST(CpuMatMul, HalfPrecision) {
+  expect_matches_reference(kOnnxDomain, "MatMul",
+                           {uniform({2, 4, 8}, 1, -1, 1, DType::kF16),
+                            uniform({2, 8, 4}, 2, -1, 1, DType::kF16)},
+                           {}, 5e-3);
+}
+
+TEST(CpuMatMul, Errors) {
+  op_testing::expect_error(
+      run_cpu("MatMul", {uniform({2, 3}, 1), uniform({4, 2}, 2)}).status(),
+      {"[MatMul]", "inner dims differ"});
+  op_testing::expect_error(
+      run_cpu("MatMul", {uniform({2, 2, 3}, 1), uniform({3, 3, 2}, 2)})
+          .status(),
+      {"[MatMul]", "cannot be broadcast"});
+}
+
+TEST(CpuGemm, TransposesAndC) {
+  struct Case {
+    std::vector<int64_t> a, b, c;
+    AttrMap attrs;
+  };
+  const Case cases[] = {
+      {{3, 4}, {4, 5}, {}, {}},
+      {{3, 4}, {4, 5}, {5}, {{"alpha", 0.5f}, {"beta", 2.0f}}},
+      {{4, 3}, {5, 4}, {3, 5}, {{"transA", 1}, {"transB", 1}}},
+      {{2, 6}, {7, 6}, {2, 1}, {{"transB", 1}}},
+      {{3, 3}, {3, 2}, {1}, {{"beta", 0.0f}}},
+      {{3, 0}, {0, 2}, {3, 2}, {{"beta", 1.5f}}},
+      {{70, 50}, {50, 90}, {90}, {}},
+  };
+  uint64_t seed = 10;
+  for (const Case& c : cases) {
+    std::vector<Tensor> inputs = {uniform(c.a, seed++), uniform(c.b, seed++)};
+    if (!c.c.empty()) inputs.push_back(uniform(c.c, seed++));
+    expect_matches_reference(kOnnxDomain, "Gemm", inputs, c.attrs, 1e-5);
+  }
+}
+
+TEST(CpuGemm, Errors) {
+  op_testing::expect_error(
+      run_cpu("Gemm", {uniform({2, 3}, 1), uniform({3, 4}, 2), uniform({3}, 3)})
+          .status(),
+      {"[Gemm]", "does not broadcast to (2,4)"});
+  op_testing::expect_error(
+      run_cpu("Gemm", {uniform({1, 2, 3}, 1), uniform({3, 4}, 2)}).status(),
+      {"[Gemm]", "must be 2-D"});
+}
+
+}  // namespace
+}  // namespace seqrt::cpu

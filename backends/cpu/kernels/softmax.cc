@@ -1,0 +1,92 @@
+// CPU kernels of Softmax and LogSoftmax along any axis: each line is
+// shifted by its max, exponentiated and summed in one vectorised pass. Lines
+// along the last axis are contiguous; other axes are gathered into a
+// per-thread buffer first. Parallel over lines.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "backends/cpu/float_io.h"
+#include "backends/cpu/kernel_table.h"
+#include "backends/cpu/kernels/elementwise_simd.h"
+#include "backends/cpu/kernels/float_support.h"
+#include "backends/cpu/simd/vec.h"
+#include "ops/util.h"
+
+namespace seqrt::cpu {
+namespace {
+
+constexpr int64_t kGrain = 16384;
+
+// Softmax of the contiguous `x` into `y`; `scratch` holds n floats, the
+// exponentials that log-softmax only sums.
+void softmax_line(const float* x, float* y, float* scratch, size_t n,
+                  bool log) {
+  float max = max_value(x, n);
+  float* e = log ? scratch : y;
+  std::copy(x, x + n, e);
+  float sum = exp_shifted_sum(e, n, max);
+  if (log) {
+    // (x − max) first: it is exact for the elements near the max, which a
+    // single shift by max + log(sum) would round at max's magnitude.
+    add_scalar_f32(x, -max, y, n);
+    add_scalar_f32(y, -std::log(sum), y, n);
+  } else {
+    scale(1.0f / sum, y, n);
+  }
+}
+
+Status run_softmax(KernelContext& ctx, bool log) {
+  const Tensor& x_in = *ctx.input(0);
+  if (!is_f32_family(x_in.dtype())) {
+    return ctx.unsupported_error(
+        "{} input: the CPU backend computes f32/f16/bf16 only",
+        dtype_name(x_in.dtype()));
+  }
+  int64_t rank = static_cast<int64_t>(x_in.rank());
+  SEQRT_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(ctx, ctx.attr_int("axis"),
+                                                      rank == 0 ? 1 : rank));
+  SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(x_in));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, x.dims()));
+  const float* px = x.data_as<float>();
+  float* py = y.mutable_data_as<float>();
+  int64_t length = rank == 0 ? 1 : x.dim(axis);
+  int64_t inner = rank == 0 ? 1 : strides_of(x.dims())[axis];
+  int64_t lines = length == 0 ? 0 : x.num_elements() / length;
+  int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(length, 1));
+  size_t n = static_cast<size_t>(length);
+  parallel_chunks(lines, grain, [&](int64_t begin, int64_t end) {
+    std::vector<float> scratch(n);
+    std::vector<float> line_in(inner == 1 ? 0 : n);
+    std::vector<float> line_out(inner == 1 ? 0 : n);
+    for (int64_t line = begin; line < end; ++line) {
+      int64_t base = (line / inner) * length * inner + line % inner;
+      if (inner == 1) {
+        softmax_line(px + base, py + base, scratch.data(), n, log);
+        continue;
+      }
+      for (size_t k = 0; k < n; ++k) line_in[k] = px[base + k * inner];
+      softmax_line(line_in.data(), line_out.data(), scratch.data(), n, log);
+      for (size_t k = 0; k < n; ++k) py[base + k * inner] = line_out[k];
+    }
+  });
+  return set_output_as(ctx, 0, y, x_in.dtype());
+}
+
+Status supports_softmax(const Graph& graph, const Node& node) {
+  return require_all_f32_family(graph, node);
+}
+
+}  // namespace
+
+void register_softmax_kernels(KernelTable& table) {
+  table.add(
+      CpuKernel{kOnnxDomain, "Softmax",
+                [](KernelContext& ctx) { return run_softmax(ctx, false); },
+                supports_softmax});
+  table.add(CpuKernel{kOnnxDomain, "LogSoftmax",
+                      [](KernelContext& ctx) { return run_softmax(ctx, true); },
+                      supports_softmax});
+}
+
+}  // namespace seqrt::cpu

@@ -1,0 +1,112 @@
+// The CPU flash-attention core (backends/cpu/kernels/attention_kernel.h):
+// causal prefill and single-token decode over a KV cache, in GFLOP/s
+// (2 flops per multiply-add of Q.K^T and P.V; causal prefill counts only
+// the visible half).
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "backends/cpu/kernels/attention_kernel.h"
+
+namespace seqrt::cpu {
+namespace {
+
+constexpr int64_t kHeadDim = 64;
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::vector<float> out(n);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& x : out) x = u(rng);
+  return out;
+}
+
+struct Problem {
+  std::vector<float> q, k, v, y;
+  AttentionArgs args;
+};
+
+// (1, heads, tq, 64) queries over (1, kv_heads, tk, 64) keys and values.
+Problem make_problem(int64_t heads, int64_t kv_heads, int64_t tq, int64_t tk,
+                     bool causal) {
+  Problem p;
+  p.q = random_floats(heads * tq * kHeadDim, 1);
+  p.k = random_floats(kv_heads * tk * kHeadDim, 2);
+  p.v = random_floats(kv_heads * tk * kHeadDim, 3);
+  p.y.assign(heads * tq * kHeadDim, 0.0f);
+  AttentionArgs& a = p.args;
+  a.batch = 1;
+  a.q_heads = heads;
+  a.kv_heads = kv_heads;
+  a.q_len = tq;
+  a.kv_len = tk;
+  a.head_dim = a.value_dim = kHeadDim;
+  auto strides = [](int64_t h, int64_t t, int64_t* s) {
+    s[0] = h * t * kHeadDim;
+    s[1] = t * kHeadDim;
+    s[2] = kHeadDim;
+  };
+  a.q = p.q.data();
+  strides(heads, tq, a.q_stride);
+  a.k = p.k.data();
+  strides(kv_heads, tk, a.k_stride);
+  a.v = p.v.data();
+  strides(kv_heads, tk, a.v_stride);
+  a.y = p.y.data();
+  strides(heads, tq, a.y_stride);
+  a.scale = 0.125f;
+  a.causal = causal;
+  return p;
+}
+
+void report(benchmark::State& state, double flops) {
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
+}
+
+// Arguments: T, kv heads (8 = MHA).
+void BM_AttentionPrefill_Flash(benchmark::State& state) {
+  const int64_t t = state.range(0), kv_heads = state.range(1);
+  Problem p = make_problem(8, kv_heads, t, t, true);
+  for (auto _ : state) {
+    attention_forward(p.args);
+    benchmark::DoNotOptimize(p.y.data());
+  }
+  // Visible pairs t(t+1)/2 per head, 2 GEMMs of 2 flops per pair and dim.
+  report(state, 8.0 * t * (t + 1) / 2.0 * 4.0 * kHeadDim);
+}
+BENCHMARK(BM_AttentionPrefill_Flash)
+    ->Args({512, 8})
+    ->Args({2048, 8})
+    ->Args({2048, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Arguments: cache length, kv heads.
+void BM_AttentionDecode_Flash(benchmark::State& state) {
+  const int64_t cache = state.range(0), kv_heads = state.range(1);
+  Problem p = make_problem(8, kv_heads, 1, cache, true);
+  for (auto _ : state) {
+    attention_forward(p.args);
+    benchmark::DoNotOptimize(p.y.data());
+  }
+  report(state, 8.0 * cache * 4.0 * kHeadDim);
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * 2.0 *
+                             kv_heads * cache * kHeadDim * sizeof(float) / 1e9,
+                         benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_AttentionDecode_Flash)
+    ->Args({2048, 8})
+    ->Args({8192, 8})
+    ->Args({8192, 2})
+    ->Args({8192, 1})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace seqrt::cpu
+
+BENCHMARK_MAIN();

@@ -1,0 +1,46 @@
+// The state of one sequence on a Session whose graph has state pairs
+// (DESIGN.md §4). Each run feeds the held past_* tensors and keeps the
+// present_* outputs for the next run, so a prompt is prefilled once and then
+// decoded step by step:
+//
+//   Stream stream(*session);
+//   SEQRT_ASSIGN_OR_RETURN(auto out, stream.run({{"x", prompt}}));  // prefill
+//   SEQRT_ASSIGN_OR_RETURN(out, stream.run({{"x", next_token}}));   // step
+//
+// The first run starts from each pair's initial value (or zeros). A Stream
+// is one sequence: use one per thread; several Streams may share a Session.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "runtime/session.h"
+
+namespace seqrt {
+
+class Stream {
+ public:
+  // Borrows `session`, which must outlive the Stream.
+  explicit Stream(const Session& session) : session_(session) {}
+
+  // Runs with `feeds` plus the held state and returns every output; the
+  // present_* outputs become the state for the next run. A state input fed
+  // explicitly replaces the held state for this run.
+  Result<std::map<std::string, Tensor>> run(
+      const std::map<std::string, Tensor>& feeds);
+
+  // The held state by state-input name (empty before the first run). The
+  // tensors are immutable, so a snapshot stays valid while the Stream runs
+  // on; restore() makes a snapshot the state again.
+  std::map<std::string, Tensor> snapshot() const { return state_; }
+  // Replaces the state; every name must be a state input of the graph.
+  Status restore(std::map<std::string, Tensor> state);
+  // Back to the initial state.
+  void reset() { state_.clear(); }
+
+ private:
+  const Session& session_;
+  std::map<std::string, Tensor> state_;
+};
+
+}  // namespace seqrt

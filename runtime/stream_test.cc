@@ -1,0 +1,165 @@
+// A Stream carries the state of stateful sequence ops across runs on every
+// compiled backend: prefill of T tokens then single steps equals one run
+// over all tokens (DESIGN.md §4), and snapshots restore a state.
+#include "runtime/stream.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "graph/builder.h"
+#include "ops/registry.h"
+#include "runtime/backend_registry.h"
+
+namespace seqrt {
+namespace {
+
+constexpr int64_t kHeads = 2, kDim = 8;
+
+Tensor random_f32(std::vector<int64_t> dims, uint32_t seed) {
+  Tensor t = Tensor::allocate(DType::kF32, std::move(dims)).value();
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  float* data = t.mutable_data_as<float>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) data[i] = uniform(rng);
+  return t;
+}
+
+// Tokens [begin, end) of a (1, H, T, d) tensor along T.
+Tensor tokens(const Tensor& x, int64_t begin, int64_t end) {
+  int64_t t = x.dim(2), d = x.dim(3);
+  Tensor out =
+      Tensor::allocate(DType::kF32, {1, x.dim(1), end - begin, d}).value();
+  for (int64_t h = 0; h < x.dim(1); ++h) {
+    for (int64_t i = begin; i < end; ++i) {
+      for (int64_t j = 0; j < d; ++j) {
+        out.mutable_data_as<float>()[(h * (end - begin) + i - begin) * d + j] =
+            x.data_as<float>()[(h * t + i) * d + j];
+      }
+    }
+  }
+  return out;
+}
+
+void expect_tokens_close(const Tensor& got, const Tensor& whole,
+                         int64_t begin) {
+  Tensor want = tokens(whole, begin, begin + got.dim(2));
+  ASSERT_EQ(got.dims(), want.dims());
+  for (int64_t i = 0; i < got.num_elements(); ++i) {
+    EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 2e-4)
+        << "element " << i << " of the tokens from " << begin;
+  }
+}
+
+// y, present_state = Retention(q, k, v, past_state), one state pair.
+Graph retention_graph() {
+  GraphBuilder b("retention_layer");
+  Shape qkv{1, kHeads, Dim::symbol("seq"), kDim};
+  ValueId q = b.input("q", DType::kF32, qkv);
+  ValueId k = b.input("k", DType::kF32, qkv);
+  ValueId v = b.input("v", DType::kF32, qkv);
+  ValueId past =
+      b.input("past_state", DType::kF32, Shape{1, kHeads, kDim, kDim});
+  NodeOptions options;
+  options.domain = kSeqrtDomain;
+  options.output_names = {"y", "present_state"};
+  auto outs = b.add_node("Retention", {q, k, v, past}, {}, 2, options);
+  b.output(outs[0]);
+  b.output(outs[1]);
+  b.state_pair(past, outs[1]);
+  return std::move(b).build().value();
+}
+
+// Causal attention over a KV cache that grows by concatenation.
+Graph attention_graph() {
+  GraphBuilder b("attention_layer");
+  Shape qkv{1, kHeads, Dim::symbol("seq"), kDim};
+  Shape cache{1, kHeads, Dim::symbol("past"), kDim};
+  ValueId q = b.input("q", DType::kF32, qkv);
+  ValueId k = b.input("k", DType::kF32, qkv);
+  ValueId v = b.input("v", DType::kF32, qkv);
+  ValueId past_key = b.input("past_key", DType::kF32, cache);
+  ValueId past_value = b.input("past_value", DType::kF32, cache);
+  NodeOptions options;
+  options.domain = kSeqrtDomain;
+  options.output_names = {"y", "present_key", "present_value"};
+  auto outs = b.add_node("Attention", {q, k, v, kNoValue, past_key, past_value},
+                         {{"is_causal", int64_t{1}}}, 3, options);
+  for (ValueId id : outs) b.output(id);
+  b.state_pair(past_key, outs[1],
+               Tensor::allocate(DType::kF32, {1, kHeads, 0, kDim}).value());
+  b.state_pair(past_value, outs[2],
+               Tensor::allocate(DType::kF32, {1, kHeads, 0, kDim}).value());
+  return std::move(b).build().value();
+}
+
+class StreamTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void check_prefill_then_steps(Graph graph, const char* op) {
+    if (OpRegistry::global().find(kSeqrtDomain, op) == nullptr) {
+      GTEST_SKIP() << op << " is not registered";
+    }
+    SessionOptions options;
+    options.backend = GetParam();
+    auto session = Session::create(std::move(graph), options);
+    ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+    const int64_t total = 21, prompt = 16;
+    Tensor q = random_f32({1, kHeads, total, kDim}, 1);
+    Tensor k = random_f32({1, kHeads, total, kDim}, 2);
+    Tensor v = random_f32({1, kHeads, total, kDim}, 3);
+
+    Stream whole(**session);
+    auto all = whole.run({{"q", q}, {"k", k}, {"v", v}});
+    ASSERT_TRUE(all.is_ok()) << all.status().to_string();
+
+    Stream parts(**session);
+    auto first = parts.run({{"q", tokens(q, 0, prompt)},
+                            {"k", tokens(k, 0, prompt)},
+                            {"v", tokens(v, 0, prompt)}});
+    ASSERT_TRUE(first.is_ok()) << first.status().to_string();
+    expect_tokens_close(first->at("y"), all->at("y"), 0);
+    auto saved = parts.snapshot();
+    for (int64_t t = prompt; t < total; ++t) {
+      auto step = parts.run({{"q", tokens(q, t, t + 1)},
+                             {"k", tokens(k, t, t + 1)},
+                             {"v", tokens(v, t, t + 1)}});
+      ASSERT_TRUE(step.is_ok()) << step.status().to_string();
+      expect_tokens_close(step->at("y"), all->at("y"), t);
+    }
+    // Back to the state after the prompt: the first step repeats exactly.
+    ASSERT_TRUE(parts.restore(saved).is_ok());
+    auto again = parts.run({{"q", tokens(q, prompt, prompt + 1)},
+                            {"k", tokens(k, prompt, prompt + 1)},
+                            {"v", tokens(v, prompt, prompt + 1)}});
+    ASSERT_TRUE(again.is_ok()) << again.status().to_string();
+    expect_tokens_close(again->at("y"), all->at("y"), prompt);
+  }
+};
+
+TEST_P(StreamTest, RetentionPrefillThenStepsEqualsWhole) {
+  check_prefill_then_steps(retention_graph(), "Retention");
+}
+
+TEST_P(StreamTest, AttentionKvCachePrefillThenStepsEqualsWhole) {
+  check_prefill_then_steps(attention_graph(), "Attention");
+}
+
+TEST(Stream, RestoreRefusesUnknownNames) {
+  if (OpRegistry::global().find(kSeqrtDomain, "Retention") == nullptr) {
+    GTEST_SKIP() << "Retention is not registered";
+  }
+  auto session = Session::create(retention_graph());
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  Stream stream(**session);
+  Status status = stream.restore({{"q", random_f32({1}, 0)}});
+  EXPECT_FALSE(status.is_ok());
+  EXPECT_NE(status.message().find("'q' is not a state input"),
+            std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryBackend, StreamTest,
+                         ::testing::ValuesIn(compiled_backends()));
+
+}  // namespace
+}  // namespace seqrt
