@@ -13,3 +13,6 @@ build/release/samples/make_tiny_mlp "$out"
 build/release/tools/seqrt inspect "$out/tiny_mlp.seqrt"
 build/release/tools/seqrt run "$out/tiny_mlp.seqrt" --backend reference \
   --input "tokens=$out/tokens.npy" --repeat 5
+# The same model on the CPU backend's vectorised kernels.
+build/release/tools/seqrt run "$out/tiny_mlp.seqrt" --backend cpu \
+  --input "tokens=$out/tokens.npy" --repeat 5

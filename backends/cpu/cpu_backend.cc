@@ -1,12 +1,10 @@
 #include "backends/cpu/cpu_backend.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include <fmt/format.h>
 
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/parallel.h"
+#include "backends/host_memory.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
 #include "ops/registry.h"
@@ -66,7 +64,7 @@ class CpuExecutable : public Executable {
   int num_threads_;
 };
 
-class CpuBackend : public Backend {
+class CpuBackend : public HostMemoryBackend {
  public:
   CpuBackend() {
     info_.backend = "cpu";
@@ -103,42 +101,6 @@ class CpuBackend : public Backend {
     return std::unique_ptr<Executable>(
         new CpuExecutable(graph, options.num_threads));
   }
-
-  Result<DeviceBuffer> allocate(size_t bytes) override {
-    void* data = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-    if (data == nullptr) {
-      return make_error(StatusCode::kOutOfMemory,
-                        "CPU backend: cannot allocate {} bytes", bytes);
-    }
-    return DeviceBuffer{data, bytes};
-  }
-
-  void release(DeviceBuffer& buffer) override {
-    std::free(buffer.data);
-    buffer = DeviceBuffer{};
-  }
-
-  Status copy_to_device(DeviceBuffer& dst, const void* src,
-                        size_t bytes) override {
-    if (bytes > dst.bytes) {
-      return invalid_argument("copy of {} bytes into a {}-byte buffer", bytes,
-                              dst.bytes);
-    }
-    if (bytes > 0) std::memcpy(dst.data, src, bytes);
-    return Status::ok();
-  }
-
-  Status copy_to_host(void* dst, const DeviceBuffer& src,
-                      size_t bytes) override {
-    if (bytes > src.bytes) {
-      return invalid_argument("copy of {} bytes from a {}-byte buffer", bytes,
-                              src.bytes);
-    }
-    if (bytes > 0) std::memcpy(dst, src.data, bytes);
-    return Status::ok();
-  }
-
-  Status synchronize() override { return Status::ok(); }
 
  private:
   DeviceInfo info_;

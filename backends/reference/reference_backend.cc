@@ -1,8 +1,6 @@
 #include "backends/reference/reference_backend.h"
 
-#include <cstdlib>
-#include <cstring>
-
+#include "backends/host_memory.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
 #include "ops/interpreter.h"
@@ -24,7 +22,7 @@ class ReferenceExecutable : public Executable {
   Graph graph_;
 };
 
-class ReferenceBackend : public Backend {
+class ReferenceBackend : public HostMemoryBackend {
  public:
   ReferenceBackend() {
     info_.backend = "reference";
@@ -49,42 +47,6 @@ class ReferenceBackend : public Backend {
     SEQRT_RETURN_IF_ERROR(check_ops(graph));
     return std::unique_ptr<Executable>(new ReferenceExecutable(graph));
   }
-
-  Result<DeviceBuffer> allocate(size_t bytes) override {
-    void* data = std::malloc(bytes == 0 ? 1 : bytes);
-    if (data == nullptr) {
-      return make_error(StatusCode::kOutOfMemory,
-                        "reference backend: cannot allocate {} bytes", bytes);
-    }
-    return DeviceBuffer{data, bytes};
-  }
-
-  void release(DeviceBuffer& buffer) override {
-    std::free(buffer.data);
-    buffer = DeviceBuffer{};
-  }
-
-  Status copy_to_device(DeviceBuffer& dst, const void* src,
-                        size_t bytes) override {
-    if (bytes > dst.bytes) {
-      return invalid_argument("copy of {} bytes into a {}-byte buffer", bytes,
-                              dst.bytes);
-    }
-    if (bytes > 0) std::memcpy(dst.data, src, bytes);
-    return Status::ok();
-  }
-
-  Status copy_to_host(void* dst, const DeviceBuffer& src,
-                      size_t bytes) override {
-    if (bytes > src.bytes) {
-      return invalid_argument("copy of {} bytes from a {}-byte buffer", bytes,
-                              src.bytes);
-    }
-    if (bytes > 0) std::memcpy(dst, src.data, bytes);
-    return Status::ok();
-  }
-
-  Status synchronize() override { return Status::ok(); }
 
  private:
   DeviceInfo info_;
