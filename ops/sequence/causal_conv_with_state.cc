@@ -141,16 +141,10 @@ Status run_causal_conv(KernelContext& ctx) {
 }  // namespace
 
 Result<CausalConvDims> check_causal_conv(const KernelContext& ctx) {
-  std::vector<std::optional<Shape>> shapes;
-  std::vector<DType> dtypes;
-  for (size_t i = 0; i <= kPastState; ++i) {
-    const Tensor* tensor = ctx.input(i);
-    shapes.push_back(shape_of(tensor));
-    dtypes.push_back(tensor ? tensor->dtype() : DType::kUndefined);
-  }
-  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, dtypes));
+  KernelInputTypes types = kernel_input_types(ctx, kPastState + 1);
+  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, types.dtypes));
   DimBinder dims(ctx);
-  SEQRT_RETURN_IF_ERROR(check_shapes(ctx, dims, shapes));
+  SEQRT_RETURN_IF_ERROR(check_shapes(ctx, dims, types.shapes));
   return CausalConvDims{dims.size("batch_size"), dims.size("channels"),
                         dims.size("L"), dims.size("k")};
 }

@@ -80,6 +80,16 @@ std::optional<Shape> shape_of(const Tensor* tensor) {
   return tensor->shape();
 }
 
+KernelInputTypes kernel_input_types(const KernelContext& ctx, size_t count) {
+  KernelInputTypes types;
+  for (size_t i = 0; i < count; ++i) {
+    const Tensor* tensor = ctx.input(i);
+    types.shapes.push_back(shape_of(tensor));
+    types.dtypes.push_back(tensor ? tensor->dtype() : DType::kUndefined);
+  }
+  return types;
+}
+
 std::vector<double> to_f64(const Tensor* tensor) {
   std::vector<double> values;
   if (tensor == nullptr) return values;

@@ -62,6 +62,14 @@ class DimBinder {
 // optional input is omitted).
 std::optional<Shape> shape_of(const Tensor* tensor);
 
+// Shapes and dtypes of a kernel's first `count` inputs, in the form the
+// shared checks take (nullopt / kUndefined for omitted inputs).
+struct KernelInputTypes {
+  std::vector<std::optional<Shape>> shapes;
+  std::vector<DType> dtypes;
+};
+KernelInputTypes kernel_input_types(const KernelContext& ctx, size_t count);
+
 // Dtype of a present_state output: past_state's when given, else f32
 // (OPS.md: state stays fp32).
 inline DType state_dtype(DType past_dtype) {

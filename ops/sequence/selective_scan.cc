@@ -131,16 +131,10 @@ Status run_selective_scan(KernelContext& ctx) {
 }  // namespace
 
 Result<SelectiveScanDims> check_selective_scan(const KernelContext& ctx) {
-  std::vector<std::optional<Shape>> shapes;
-  std::vector<DType> dtypes;
-  for (size_t i = 0; i <= kPastState; ++i) {
-    const Tensor* tensor = ctx.input(i);
-    shapes.push_back(shape_of(tensor));
-    dtypes.push_back(tensor ? tensor->dtype() : DType::kUndefined);
-  }
-  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, dtypes));
+  KernelInputTypes types = kernel_input_types(ctx, kPastState + 1);
+  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, types.dtypes));
   DimBinder dims(ctx);
-  SEQRT_RETURN_IF_ERROR(check_shapes(dims, shapes));
+  SEQRT_RETURN_IF_ERROR(check_shapes(dims, types.shapes));
   return SelectiveScanDims{dims.size("B"), dims.size("D"), dims.size("L"),
                            dims.size("N"), dims.size("G")};
 }

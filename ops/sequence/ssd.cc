@@ -153,16 +153,10 @@ Status run_ssd(KernelContext& ctx) {
 }  // namespace
 
 Result<SsdDims> check_ssd(const KernelContext& ctx) {
-  std::vector<std::optional<Shape>> shapes;
-  std::vector<DType> dtypes;
-  for (size_t i = 0; i <= kPastState; ++i) {
-    const Tensor* tensor = ctx.input(i);
-    shapes.push_back(shape_of(tensor));
-    dtypes.push_back(tensor ? tensor->dtype() : DType::kUndefined);
-  }
-  SEQRT_RETURN_IF_ERROR(check_attrs_and_dtypes(ctx, dtypes));
+  KernelInputTypes types = kernel_input_types(ctx, kPastState + 1);
+  SEQRT_RETURN_IF_ERROR(check_attrs_and_dtypes(ctx, types.dtypes));
   DimBinder dims(ctx);
-  SEQRT_RETURN_IF_ERROR(check_shapes(dims, shapes));
+  SEQRT_RETURN_IF_ERROR(check_shapes(dims, types.shapes));
   return SsdDims{dims.size("B"), dims.size("L"), dims.size("H"),
                  dims.size("P"), dims.size("G"), dims.size("N")};
 }
