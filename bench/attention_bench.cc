@@ -1,5 +1,6 @@
 // The CPU flash-attention core (backends/cpu/kernels/attention_kernel.h):
-// causal prefill and single-token decode over a KV cache, in GFLOP/s
+// causal prefill (softmax and sigmoid) and single-token decode over a KV
+// cache (B=1, H=12, d=64), in GFLOP/s
 // (2 flops per multiply-add of Q.K^T and P.V; causal prefill counts only
 // the visible half).
 #include <benchmark/benchmark.h>
@@ -66,42 +67,44 @@ void report(benchmark::State& state, double flops) {
                          benchmark::Counter::kIsRate);
 }
 
-// Arguments: T, kv heads (8 = MHA).
+constexpr int64_t kHeads = 12;  // the shape: B=1, H=12, d=64
+
+// Arguments: T, sigmoid scoring (0 = softmax).
 void BM_AttentionPrefill_Flash(benchmark::State& state) {
-  const int64_t t = state.range(0), kv_heads = state.range(1);
-  Problem p = make_problem(8, kv_heads, t, t, true);
+  const int64_t t = state.range(0);
+  Problem p = make_problem(kHeads, kHeads, t, t, true);
+  p.args.sigmoid = state.range(1) != 0;
   for (auto _ : state) {
     attention_forward(p.args);
     benchmark::DoNotOptimize(p.y.data());
   }
   // Visible pairs t(t+1)/2 per head, 2 GEMMs of 2 flops per pair and dim.
-  report(state, 8.0 * t * (t + 1) / 2.0 * 4.0 * kHeadDim);
+  report(state, kHeads * t * (t + 1) / 2.0 * 4.0 * kHeadDim);
 }
 BENCHMARK(BM_AttentionPrefill_Flash)
-    ->Args({512, 8})
-    ->Args({2048, 8})
-    ->Args({2048, 2})
+    ->ArgsProduct({{512, 2048, 8192}, {0, 1}})
+    ->ArgNames({"T", "sigmoid"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 // Arguments: cache length, kv heads.
 void BM_AttentionDecode_Flash(benchmark::State& state) {
   const int64_t cache = state.range(0), kv_heads = state.range(1);
-  Problem p = make_problem(8, kv_heads, 1, cache, true);
+  Problem p = make_problem(kHeads, kv_heads, 1, cache, true);
   for (auto _ : state) {
     attention_forward(p.args);
     benchmark::DoNotOptimize(p.y.data());
   }
-  report(state, 8.0 * cache * 4.0 * kHeadDim);
+  report(state, kHeads * cache * 4.0 * kHeadDim);
   state.counters["GB/s"] =
       benchmark::Counter(static_cast<double>(state.iterations()) * 2.0 *
                              kv_heads * cache * kHeadDim * sizeof(float) / 1e9,
                          benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_AttentionDecode_Flash)
-    ->Args({2048, 8})
-    ->Args({8192, 8})
-    ->Args({8192, 2})
+    ->Args({4096, 12})
+    ->Args({8192, 12})
+    ->Args({8192, 4})
     ->Args({8192, 1})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
