@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels/attention_kernel.h"
+#include "bench/roofline.h"
 
 namespace seqrt::cpu {
 namespace {
@@ -61,12 +62,6 @@ Problem make_problem(int64_t heads, int64_t kv_heads, int64_t tq, int64_t tk,
   return p;
 }
 
-void report(benchmark::State& state, double flops) {
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9,
-                         benchmark::Counter::kIsRate);
-}
-
 constexpr int64_t kHeads = 12;  // the shape: B=1, H=12, d=64
 
 // Arguments: T, sigmoid scoring (0 = softmax).
@@ -79,7 +74,7 @@ void BM_AttentionPrefill_Flash(benchmark::State& state) {
     benchmark::DoNotOptimize(p.y.data());
   }
   // Visible pairs t(t+1)/2 per head, 2 GEMMs of 2 flops per pair and dim.
-  report(state, kHeads * t * (t + 1) / 2.0 * 4.0 * kHeadDim);
+  bench::report_flops(state, kHeads * t * (t + 1) / 2.0 * 4.0 * kHeadDim);
 }
 BENCHMARK(BM_AttentionPrefill_Flash)
     ->ArgsProduct({{512, 2048, 8192}, {0, 1}})
@@ -95,11 +90,7 @@ void BM_AttentionDecode_Flash(benchmark::State& state) {
     attention_forward(p.args);
     benchmark::DoNotOptimize(p.y.data());
   }
-  report(state, kHeads * cache * 4.0 * kHeadDim);
-  state.counters["GB/s"] =
-      benchmark::Counter(static_cast<double>(state.iterations()) * 2.0 *
-                             kv_heads * cache * kHeadDim * sizeof(float) / 1e9,
-                         benchmark::Counter::kIsRate);
+  bench::report_bytes(state, 2.0 * kv_heads * cache * kHeadDim * sizeof(float));
 }
 BENCHMARK(BM_AttentionDecode_Flash)
     ->Args({4096, 12})
@@ -111,5 +102,3 @@ BENCHMARK(BM_AttentionDecode_Flash)
 
 }  // namespace
 }  // namespace seqrt::cpu
-
-BENCHMARK_MAIN();

@@ -143,4 +143,3 @@ BENCHMARK(BM_LinearAttentionGatedDeltaDecodeStep_Auto)
 }  // namespace
 }  // namespace seqrt::cpu
 
-BENCHMARK_MAIN();

@@ -94,4 +94,3 @@ BENCHMARK(BM_NeuralMemory_TokenStep)
 }  // namespace
 }  // namespace seqrt::cpu
 
-BENCHMARK_MAIN();

@@ -129,4 +129,3 @@ BENCHMARK(BM_SSD)
 }  // namespace
 }  // namespace seqrt
 
-BENCHMARK_MAIN();
