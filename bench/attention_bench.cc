@@ -82,21 +82,40 @@ BENCHMARK(BM_AttentionPrefill_Flash)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// Arguments: cache length, kv heads.
+// Arguments: cache length, kv heads, cold (1: every iteration reads a
+// different copy of the cache, together twice the last-level cache, so the
+// keys and values come from memory as in a model with many layers; 0: the
+// same cache every iteration, cache-resident while it fits).
 void BM_AttentionDecode_Flash(benchmark::State& state) {
   const int64_t cache = state.range(0), kv_heads = state.range(1);
-  Problem p = make_problem(kHeads, kv_heads, 1, cache, true);
-  for (auto _ : state) {
-    attention_forward(p.args);
-    benchmark::DoNotOptimize(p.y.data());
+  const bool cold = state.range(2) != 0;
+  const double cache_bytes = 2.0 * kv_heads * cache * kHeadDim * sizeof(float);
+  constexpr double kColdBytes = 64.0 * 1024 * 1024;  // 2 x this L3
+  const int copies = cold ? 1 + static_cast<int>(kColdBytes / cache_bytes) : 1;
+  std::vector<Problem> problems;
+  for (int c = 0; c < copies; ++c) {
+    problems.push_back(make_problem(kHeads, kv_heads, 1, cache, true));
   }
-  bench::report_bytes(state, 2.0 * kv_heads * cache * kHeadDim * sizeof(float));
+  size_t next = 0;
+  for (auto _ : state) {
+    attention_forward(problems[next].args);
+    benchmark::DoNotOptimize(problems[next].y.data());
+    next = (next + 1) % problems.size();
+  }
+  bench::report_bytes(state, cache_bytes);
+  // Time per cached key: constant when the step is linear in the length.
+  state.counters["ns_per_key"] =
+      benchmark::Counter(static_cast<double>(cache) / 1e9,
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_AttentionDecode_Flash)
-    ->Args({4096, 12})
-    ->Args({8192, 12})
-    ->Args({8192, 4})
-    ->Args({8192, 1})
+    ->ArgsProduct({{1024, 4096, 8192, 16384, 32768}, {12}, {1}})
+    ->Args({4096, 12, 0})
+    ->Args({8192, 12, 0})
+    ->Args({8192, 4, 1})
+    ->Args({8192, 1, 1})
+    ->ArgNames({"cache", "kv_heads", "cold"})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

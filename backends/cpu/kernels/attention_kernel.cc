@@ -15,11 +15,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
 
 #include "backends/cpu/kernels/attention_simd.h"
+#include "backends/cpu/kernels/attention_tile.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/gemm.h"
 #include "backends/cpu/simd/vec.h"
@@ -248,6 +250,102 @@ void run_whole(const AttentionArgs& a, const Plan& plan, int64_t index) {
   }
 }
 
+// The prefill path of attention_tile.h: no explicit mask or softcap (those
+// take the sgemm path above), whole units, enough rows to fill the lanes.
+bool use_tiles(const AttentionArgs& a, const Plan& plan) {
+  return a.mask_f32 == nullptr && a.mask_bool == nullptr && a.softcap == 0.0f &&
+         plan.splits == 1 && plan.rows_max >= tile_row_block() &&
+         a.value_dim % tile_lanes() == 0 &&
+         a.kv_len < std::numeric_limits<int32_t>::max();
+}
+
+// Per-thread scratch of the tiled path, transposed (rows in the lanes).
+struct TileScratch {
+  std::vector<float> qt, st, o, m, l, alpha, tile_max;
+  std::vector<int32_t> lo, hi;
+  void reserve(const AttentionArgs& a, int64_t rows_padded) {
+    auto fit = [](auto& v, int64_t n) {
+      if (static_cast<int64_t>(v.size()) < n) v.resize(n);
+    };
+    fit(qt, a.head_dim * rows_padded);
+    fit(st, kKeyTile * rows_padded);
+    fit(o, rows_padded * a.value_dim);
+    for (auto* v : {&m, &l, &alpha, &tile_max}) fit(*v, rows_padded);
+    fit(lo, rows_padded);
+    fit(hi, rows_padded);
+  }
+};
+
+// Q^T of the unit scaled into the log2 domain, the rows' visible key
+// ranges, and the running state reset; pad rows are zero and see nothing.
+void start_tiled_unit(const AttentionArgs& a, const Unit& u, const Scratch& sc,
+                      int64_t rows_padded, TileScratch& ts) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  const float q_scale = a.scale * kLog2e;
+  for (int64_t c = 0; c < a.head_dim; ++c) {
+    float* col = &ts.qt[c * rows_padded];
+    for (int64_t r = 0; r < u.rows; ++r) {
+      col[r] = sc.q[r * a.head_dim + c] * q_scale;
+    }
+    std::fill(col + u.rows, col + rows_padded, 0.0f);
+  }
+  for (int64_t r = 0; r < rows_padded; ++r) {
+    bool real = r < u.rows;
+    ts.lo[r] = real ? static_cast<int32_t>(sc.lo[r]) : 0;
+    ts.hi[r] = real ? static_cast<int32_t>(sc.hi[r]) : 0;
+  }
+  std::fill_n(ts.o.begin(), rows_padded * a.value_dim, 0.0f);
+  std::fill_n(ts.m.begin(), rows_padded, kNegInf);
+  std::fill_n(ts.l.begin(), rows_padded, 0.0f);
+}
+
+void run_tiled(const AttentionArgs& a, const Plan& plan, int64_t index) {
+  thread_local Scratch sc;
+  thread_local TileScratch ts;
+  sc.reserve(a, plan.rows_max);
+  const int64_t block = tile_row_block();
+  ts.reserve(a, (plan.rows_max + block - 1) / block * block);
+  const Unit u = make_unit(a, plan, index, sc);
+  const int64_t rows_padded = (u.rows + block - 1) / block * block;
+  start_tiled_unit(a, u, sc, rows_padded, ts);
+  const float* k = a.k + u.b * a.k_stride[0] + u.kv_head * a.k_stride[1];
+  const float* v = a.v + u.b * a.v_stride[0] + u.kv_head * a.v_stride[1];
+  constexpr float kLog2e = 1.44269504088896341f;
+  for (int64_t j0 = u.band_lo; j0 < u.band_hi; j0 += kKeyTile) {
+    const int64_t bk = std::min(kKeyTile, u.band_hi - j0);
+    ScoreTileArgs s;
+    s.k = k + j0 * a.k_stride[2];
+    s.k_stride = a.k_stride[2];
+    s.keys = bk;
+    s.head_dim = a.head_dim;
+    s.qt = ts.qt.data();
+    s.rows_padded = rows_padded;
+    s.st = ts.st.data();
+    s.lo = ts.lo.data();
+    s.hi = ts.hi.data();
+    s.j0 = static_cast<int32_t>(j0);
+    s.whole = j0 >= u.inner_lo && j0 + bk <= u.inner_hi;
+    s.sigmoid = a.sigmoid;
+    s.bias2 = a.sigmoid_bias * kLog2e;
+    s.tile_max = ts.tile_max.data();
+    if (!a.sigmoid) std::fill_n(ts.tile_max.begin(), rows_padded, kNegInf);
+    score_tile(s);
+    if (!a.sigmoid) {
+      online_softmax_tile(ts.st.data(), bk, rows_padded, ts.tile_max.data(),
+                          ts.m.data(), ts.l.data(), ts.alpha.data());
+    }
+    accumulate_pv(ts.st.data(), bk, u.rows, rows_padded, v + j0 * a.v_stride[2],
+                  a.v_stride[2], a.value_dim,
+                  a.sigmoid ? nullptr : ts.alpha.data(), ts.o.data());
+  }
+  for (int64_t r = 0; r < u.rows; ++r) {
+    float* y = y_row(a, plan, u, r);
+    const float* o = &ts.o[r * a.value_dim];
+    float inv = a.sigmoid ? 1.0f : (ts.l[r] > 0.0f ? 1.0f / ts.l[r] : 0.0f);
+    for (int64_t c = 0; c < a.value_dim; ++c) y[c] = o[c] * inv;
+  }
+}
+
 // Partial results of one split: per row m, l, then dv outputs.
 int64_t partial_stride(const AttentionArgs& a) { return a.value_dim + 2; }
 
@@ -306,6 +404,11 @@ void attention_forward(const AttentionArgs& args) {
     return;
   }
   const Plan plan = make_plan(args);
+  if (use_tiles(args, plan)) {
+    parallel_for(plan.num_units,
+                 [&](int64_t unit) { run_tiled(args, plan, unit); });
+    return;
+  }
   if (plan.splits == 1) {
     parallel_for(plan.num_units,
                  [&](int64_t unit) { run_whole(args, plan, unit); });

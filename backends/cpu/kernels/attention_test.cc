@@ -331,6 +331,27 @@ TEST(CpuAttention, CoreTopLeftCausalEqualsExplicitMask) {
   expect_close(y, want);
 }
 
+// The vector-tile prefill path (attention_tile.h): rows padded to whole
+// vectors (group 3 x 21 queries = 63 rows), odd head_dim, a window that
+// hides whole tiles, and a batch whose valid length is 0 (all rows 0).
+TEST(CpuAttention, TiledPrefillEdgeCases) {
+  Tensor q = random({2, 6, 150, 24}, 1), k = random({2, 2, 150, 24}, 2),
+         v = random({2, 2, 150, 40}, 3);
+  Tensor lens = Tensor::from_vector<int64_t>({2}, {0, 150});
+  for (const char* score : {"softmax", "sigmoid"}) {
+    SCOPED_TRACE(score);
+    AttrMap attrs{{"is_causal", 1}, {"window_left", 37}, {"score", score}};
+    expect_matches_reference({q, k, v}, attrs);
+    std::vector<Tensor> y =
+        run(cpu_kernel(), {q, k, v, Tensor(), Tensor(), Tensor(), lens}, attrs);
+    expect_matches_reference({q, k, v, Tensor(), Tensor(), Tensor(), lens},
+                             attrs);
+    for (int64_t i = 0; i < 6 * 150 * 40; ++i) {
+      ASSERT_EQ(y[0].element_f64(i), 0.0) << i;
+    }
+  }
+}
+
 TEST(CpuAttention, RejectsWhatTheReferenceRejects) {
   Tensor q = random({1, 4, 2, 8}, 1), k = random({1, 3, 3, 8}, 2),
          v = random({1, 3, 3, 8}, 3);

@@ -1,0 +1,244 @@
+// Highway's dynamic dispatch (pattern of backends/cpu/simd/vec.cc): compiled
+// once per target, the best one picked at run time.
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/kernels/attention_tile_simd.cc"
+#include <hwy/foreach_target.h>
+#include <hwy/highway.h>
+// clang-format on
+
+#include <limits>
+
+#include "backends/cpu/kernels/attention_tile.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace seqrt::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::ScalableTag<float>;
+using V = hn::Vec<D>;
+
+// 2^x, within 2.3e-7 relative for x in [-125, 126]: exponent by integer
+// shift, 2^f for f in [-0.5, 0.5] by a degree-5 polynomial (coefficients
+// fitted to the relative error). x < -125 (and -inf) gives exactly 0, so
+// hidden keys weigh nothing; x > 126 is clamped.
+HWY_INLINE V Exp2(D d, V x) {
+  const hn::RebindToSigned<D> di;
+  const V lo = hn::Set(d, -125.0f);
+  const V xc = hn::Min(hn::Max(x, lo), hn::Set(d, 126.0f));
+  const V n = hn::Round(xc);
+  const V f = hn::Sub(xc, n);
+  V p = hn::Set(d, 1.326697064e-03f);
+  p = hn::MulAdd(p, f, hn::Set(d, 9.675459936e-03f));
+  p = hn::MulAdd(p, f, hn::Set(d, 5.550742522e-02f));
+  p = hn::MulAdd(p, f, hn::Set(d, 2.402212173e-01f));
+  p = hn::MulAdd(p, f, hn::Set(d, 6.931469440e-01f));
+  p = hn::MulAdd(p, f, hn::Set(d, 1.000000119e+00f));
+  const auto bits =
+      hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(hn::ConvertTo(di, n)));
+  return hn::IfThenZeroElse(hn::Lt(x, lo), hn::BitCast(d, bits));
+}
+
+// 1 / (1 + 2^-x) with a refined approximate reciprocal (x86's is 12 bits
+// before one Newton step; other targets get a second step).
+HWY_INLINE V Sigmoid2(D d, V x) {
+  const V one = hn::Set(d, 1.0f), two = hn::Set(d, 2.0f);
+  const V den = hn::Add(one, Exp2(d, hn::Neg(x)));
+  V r = hn::ApproximateReciprocal(den);
+  r = hn::Mul(r, hn::NegMulAdd(den, r, two));
+#if !HWY_ARCH_X86
+  r = hn::Mul(r, hn::NegMulAdd(den, r, two));
+#endif
+  return r;
+}
+
+int64_t RowBlockImpl() { return 2 * static_cast<int64_t>(hn::Lanes(D())); }
+int64_t LanesImpl() { return static_cast<int64_t>(hn::Lanes(D())); }
+
+// The epilogue of one score vector (key j, rows rb + h*N ...): masking,
+// then sigmoid or the running max; stores it to st.
+HWY_INLINE void FinishScore(D d, const ScoreTileArgs& a, V s, int64_t j,
+                            int64_t r, V* tmax) {
+  float* out = a.st + j * a.rows_padded + r;
+  if (a.sigmoid) {
+    s = Sigmoid2(d, hn::Add(s, hn::Set(d, a.bias2)));
+  }
+  if (!a.whole) {
+    const hn::RebindToSigned<D> di;
+    const auto pos = hn::Set(di, a.j0 + static_cast<int32_t>(j));
+    // lo <= pos < hi
+    const auto in = hn::AndNot(hn::Lt(pos, hn::LoadU(di, a.lo + r)),
+                               hn::Lt(pos, hn::LoadU(di, a.hi + r)));
+    const V hidden = a.sigmoid
+                         ? hn::Zero(d)
+                         : hn::Set(d, -std::numeric_limits<float>::infinity());
+    s = hn::IfThenElse(hn::RebindMask(d, in), s, hidden);
+  }
+  if (!a.sigmoid) *tmax = hn::Max(*tmax, s);
+  hn::StoreU(s, d, out);
+}
+
+// Scores of keys [j, j + KB) for rows [r, r + 2N): 2*KB accumulators over d.
+template <int KB>
+HWY_INLINE void ScoreBlock(D d, const ScoreTileArgs& a, int64_t j, int64_t r,
+                           V* tmax0, V* tmax1) {
+  const size_t n = hn::Lanes(d);
+  V acc0[KB], acc1[KB];
+  for (int i = 0; i < KB; ++i) acc0[i] = acc1[i] = hn::Zero(d);
+  const float* k = a.k + j * a.k_stride;
+  const float* qt = a.qt + r;
+  for (int64_t c = 0; c < a.head_dim; ++c) {
+    const V b0 = hn::LoadU(d, qt + c * a.rows_padded);
+    const V b1 = hn::LoadU(d, qt + c * a.rows_padded + n);
+    for (int i = 0; i < KB; ++i) {
+      const V ki = hn::Set(d, k[i * a.k_stride + c]);
+      acc0[i] = hn::MulAdd(ki, b0, acc0[i]);
+      acc1[i] = hn::MulAdd(ki, b1, acc1[i]);
+    }
+  }
+  for (int i = 0; i < KB; ++i) {
+    FinishScore(d, a, acc0[i], j + i, r, tmax0);
+    FinishScore(d, a, acc1[i], j + i, r + static_cast<int64_t>(n), tmax1);
+  }
+}
+
+void ScoreTileImpl(const ScoreTileArgs& a) {
+  const D d;
+  const size_t n = hn::Lanes(d);
+  constexpr int kKeys = 6;  // 12 accumulators + 2 Q^T vectors + 1 key
+  for (int64_t r = 0; r < a.rows_padded; r += 2 * n) {
+    V tmax0 = hn::Zero(d), tmax1 = hn::Zero(d);
+    if (!a.sigmoid) {
+      tmax0 = hn::LoadU(d, a.tile_max + r);
+      tmax1 = hn::LoadU(d, a.tile_max + r + n);
+    }
+    int64_t j = 0;
+    for (; j + kKeys <= a.keys; j += kKeys) {
+      ScoreBlock<kKeys>(d, a, j, r, &tmax0, &tmax1);
+    }
+    for (; j < a.keys; ++j) ScoreBlock<1>(d, a, j, r, &tmax0, &tmax1);
+    if (!a.sigmoid) {
+      hn::StoreU(tmax0, d, a.tile_max + r);
+      hn::StoreU(tmax1, d, a.tile_max + r + n);
+    }
+  }
+}
+
+void OnlineSoftmaxImpl(float* st, int64_t keys, int64_t rows_padded,
+                       const float* tile_max, float* m, float* l,
+                       float* alpha) {
+  const D d;
+  const size_t n = hn::Lanes(d);
+  const V neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
+  for (int64_t r = 0; r < rows_padded; r += static_cast<int64_t>(n)) {
+    const V m_old = hn::LoadU(d, m + r);
+    const V m_new = hn::Max(m_old, hn::LoadU(d, tile_max + r));
+    // A row with nothing visible yet subtracts 0: its -inf logits give 0.
+    const V shift = hn::IfThenZeroElse(hn::Eq(m_new, neg_inf), m_new);
+    const V a = Exp2(d, hn::Sub(m_old, shift));
+    V sum0 = hn::Zero(d), sum1 = hn::Zero(d);
+    float* col = st + r;
+    int64_t j = 0;
+    for (; j + 2 <= keys; j += 2) {
+      const V p0 = Exp2(d, hn::Sub(hn::LoadU(d, col), shift));
+      const V p1 = Exp2(d, hn::Sub(hn::LoadU(d, col + rows_padded), shift));
+      hn::StoreU(p0, d, col);
+      hn::StoreU(p1, d, col + rows_padded);
+      sum0 = hn::Add(sum0, p0);
+      sum1 = hn::Add(sum1, p1);
+      col += 2 * rows_padded;
+    }
+    if (j < keys) {
+      const V p0 = Exp2(d, hn::Sub(hn::LoadU(d, col), shift));
+      hn::StoreU(p0, d, col);
+      sum0 = hn::Add(sum0, p0);
+    }
+    hn::StoreU(m_new, d, m + r);
+    hn::StoreU(hn::MulAdd(hn::LoadU(d, l + r), a, hn::Add(sum0, sum1)), d,
+               l + r);
+    hn::StoreU(a, d, alpha + r);
+  }
+}
+
+// O rows [r, r + 4), columns [c, c + NV*N): 4*NV accumulators over keys.
+template <int NV>
+HWY_INLINE void PvBlock(D d, const float* pt, int64_t keys, int64_t rows_padded,
+                        const float* v, int64_t v_stride, int64_t dv,
+                        const float* alpha, float* o, int64_t r, int64_t c) {
+  const size_t n = hn::Lanes(d);
+  V acc[4][NV];
+  for (int i = 0; i < 4; ++i) {
+    for (int h = 0; h < NV; ++h) acc[i][h] = hn::Zero(d);
+  }
+  for (int64_t j = 0; j < keys; ++j) {
+    const float* vj = v + j * v_stride + c;
+    V vv[NV];
+    for (int h = 0; h < NV; ++h) vv[h] = hn::LoadU(d, vj + h * n);
+    const float* pj = pt + j * rows_padded + r;
+    for (int i = 0; i < 4; ++i) {
+      const V p = hn::Set(d, pj[i]);
+      for (int h = 0; h < NV; ++h) acc[i][h] = hn::MulAdd(p, vv[h], acc[i][h]);
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    float* out = o + (r + i) * dv + c;
+    for (int h = 0; h < NV; ++h) {
+      const V old = hn::LoadU(d, out + h * n);
+      const V sum = alpha == nullptr
+                        ? hn::Add(old, acc[i][h])
+                        : hn::MulAdd(old, hn::Set(d, alpha[r + i]), acc[i][h]);
+      hn::StoreU(sum, d, out + h * n);
+    }
+  }
+}
+
+void AccumulatePvImpl(const float* pt, int64_t keys, int64_t rows,
+                      int64_t rows_padded, const float* v, int64_t v_stride,
+                      int64_t dv, const float* alpha, float* o) {
+  const D d;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t r = 0; r < rows; r += 4) {
+    int64_t c = 0;
+    for (; c + 2 * n <= dv; c += 2 * n) {
+      PvBlock<2>(d, pt, keys, rows_padded, v, v_stride, dv, alpha, o, r, c);
+    }
+    if (c < dv) {
+      PvBlock<1>(d, pt, keys, rows_padded, v, v_stride, dv, alpha, o, r, c);
+    }
+  }
+}
+
+}  // namespace seqrt::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace seqrt::cpu {
+
+HWY_EXPORT(RowBlockImpl);
+HWY_EXPORT(LanesImpl);
+HWY_EXPORT(ScoreTileImpl);
+HWY_EXPORT(OnlineSoftmaxImpl);
+HWY_EXPORT(AccumulatePvImpl);
+
+int64_t tile_row_block() { return HWY_DYNAMIC_DISPATCH(RowBlockImpl)(); }
+int64_t tile_lanes() { return HWY_DYNAMIC_DISPATCH(LanesImpl)(); }
+
+void score_tile(const ScoreTileArgs& args) {
+  HWY_DYNAMIC_DISPATCH(ScoreTileImpl)(args);
+}
+
+void online_softmax_tile(float* st, int64_t keys, int64_t rows_padded,
+                         const float* tile_max, float* m, float* l,
+                         float* alpha) {
+  HWY_DYNAMIC_DISPATCH(OnlineSoftmaxImpl)
+  (st, keys, rows_padded, tile_max, m, l, alpha);
+}
+
+void accumulate_pv(const float* pt, int64_t keys, int64_t rows,
+                   int64_t rows_padded, const float* v, int64_t v_stride,
+                   int64_t dv, const float* alpha, float* o) {
+  HWY_DYNAMIC_DISPATCH(AccumulatePvImpl)
+  (pt, keys, rows, rows_padded, v, v_stride, dv, alpha, o);
+}
+
+}  // namespace seqrt::cpu
+#endif  // HWY_ONCE
