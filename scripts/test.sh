@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds seqrt (Debug, warnings as errors) and runs
-# the whole test suite with ctest. This is exactly what CI runs (.ci/run).
+# the whole test suite with ctest, then the Python package's pytest suite
+# (seqrt.export cross-checked against onnxruntime and PyTorch) in a venv.
+# This is exactly what CI runs (.ci/run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -8,3 +10,16 @@ scripts/install-deps.sh
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j"$(nproc)"
 ctest --preset dev -j"$(nproc)"
+
+# Python (python/): a venv over Debian's python3 that sees its torch 1.13;
+# pip's download cache is kept, so later runs install from it.
+venv=build/venv
+if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
+  /usr/bin/python3 -m venv --clear --system-site-packages "$venv"
+fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check \
+  -r python/requirements-test.txt
+"$venv/bin/pip" install --quiet --disable-pip-version-check \
+  --no-build-isolation --no-deps ./python
+SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
