@@ -8,9 +8,10 @@
 // needed: a mask shorter than Ttot (the keys past it are hidden), and causal
 // masking whose ONNX alignment (offset Tp with a past cache, 0 without) is
 // not the core's bottom-right one, which happens when Tq != Tk.
-// qk_matmul_output is not produced: the flash core never forms the Tq x Ttot
-// score matrix, so nodes asking for it stay on the reference backend.
+// qk_matmul_output, when asked for, is formed separately (sgemm per head,
+// then the stages its mode names): the flash core never holds it.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -18,6 +19,8 @@
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/attention_kernel.h"
 #include "backends/cpu/parallel.h"
+#include "backends/cpu/simd/gemm.h"
+#include "backends/cpu/simd/vec.h"
 #include "ops/sequence/onnx_attention.h"
 #include "ops/sequence/tensor_scatter.h"
 
@@ -140,6 +143,55 @@ Status set_presents(KernelContext& ctx, const Tensor& keys,
   return Status::ok();
 }
 
+// qk_matmul_output (B,Hq,Tq,Ttot) at the stage of s.qk_mode: scale*Q.K^T,
+// softcapped, plus the bias (mask, causal, padding), or the softmax.
+Result<Tensor> qk_scores(const KernelContext& ctx, const OnnxAttentionSpec& s,
+                         const AttentionArgs& a) {
+  const int64_t tq = s.q_len, tk = s.total_len;
+  SEQRT_ASSIGN_OR_RETURN(
+      Tensor out, Tensor::allocate(DType::kF32, {s.batch, s.q_heads, tq, tk}));
+  Tensor bias;
+  const bool biased = s.qk_mode == QkOutputMode::kWithBias ||
+                      s.qk_mode == QkOutputMode::kSoftmax;
+  if (biased) {
+    SEQRT_ASSIGN_OR_RETURN(bias, explicit_bias(ctx, s, s.causal));
+  }
+  const int64_t group = s.q_heads / s.kv_heads;
+  float* o = out.mutable_data_as<float>();
+  parallel_for(s.batch * s.q_heads, [&](int64_t bh) {
+    const int64_t b = bh / s.q_heads, h = bh % s.q_heads;
+    float* scores = o + bh * tq * tk;
+    sgemm(false, true, tq, tk, s.head_dim, a.scale,
+          a.q + b * a.q_stride[0] + h * a.q_stride[1], a.q_stride[2],
+          a.k + b * a.k_stride[0] + (h / group) * a.k_stride[1], a.k_stride[2],
+          0.0f, scores, tk);
+    for (int64_t i = 0; i < tq; ++i) {
+      float* row = scores + i * tk;
+      if (s.qk_mode != QkOutputMode::kScaledProduct && a.softcap > 0.0f) {
+        for (int64_t j = 0; j < tk; ++j) {
+          row[j] = a.softcap * std::tanh(row[j] / a.softcap);
+        }
+      }
+      if (!biased) continue;
+      const int64_t bm = bias.dim(0) == 1 ? 0 : b,
+                    hm = bias.dim(1) == 1 ? 0 : h;
+      const float* add =
+          bias.data_as<float>() + ((bm * bias.dim(1) + hm) * tq + i) * tk;
+      for (int64_t j = 0; j < tk; ++j) {
+        row[j] = j < s.valid_len(b) ? row[j] + add[j] : kNegInf;
+      }
+      if (s.qk_mode != QkOutputMode::kSoftmax) continue;
+      const float top = max_value(row, tk);
+      if (top == kNegInf) {
+        std::fill(row, row + tk, 0.0f);
+        continue;
+      }
+      scale(1.0f / exp_shifted_sum(row, tk, top), row, tk);
+    }
+  });
+  return out;
+}
+
 Status run_onnx_attention_cpu(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(OnnxAttentionSpec s, onnx_attention_spec(ctx));
   const DType dtype = ctx.input(kOnnxAttnQ)->dtype();
@@ -198,18 +250,12 @@ Status run_onnx_attention_cpu(KernelContext& ctx) {
 
   SEQRT_ASSIGN_OR_RETURN(Tensor y_out, store_as(y, dtype));
   ctx.set_output(kOnnxAttnY, y_out);
-  return set_presents(ctx, keys, values);
-}
-
-Status supports_onnx_attention(const Graph& graph, const Node& node) {
-  (void)graph;
-  if (node.outputs.size() > kOnnxAttnQkMatmul &&
-      node.outputs[kOnnxAttnQkMatmul] != kNoValue) {
-    return unsupported(
-        "Attention: qk_matmul_output is not produced by the CPU flash kernel "
-        "(it never forms the Tq x Ttot score matrix)");
+  if (onnx_attention_wants_output(ctx, kOnnxAttnQkMatmul)) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor scores, qk_scores(ctx, s, a));
+    SEQRT_ASSIGN_OR_RETURN(Tensor qk_out, store_as(scores, dtype));
+    ctx.set_output(kOnnxAttnQkMatmul, qk_out);
   }
-  return Status::ok();
+  return set_presents(ctx, keys, values);
 }
 
 // Copies whole runs of rows: one memcpy per slab, two when a circular write
@@ -241,8 +287,8 @@ Status run_tensor_scatter_cpu(KernelContext& ctx) {
 }  // namespace
 
 void register_onnx_attention_kernels(KernelTable& table) {
-  table.add(CpuKernel{kOnnxDomain, "Attention", run_onnx_attention_cpu,
-                      supports_onnx_attention});
+  table.add(
+      CpuKernel{kOnnxDomain, "Attention", run_onnx_attention_cpu, nullptr});
   table.add(
       CpuKernel{kOnnxDomain, "TensorScatter", run_tensor_scatter_cpu, nullptr});
 }

@@ -169,19 +169,31 @@ TEST(CpuOnnxAttention, SameErrorsAsReference) {
             std::string::npos);
 }
 
-TEST(CpuOnnxAttention, QkMatmulOutputIsDeclaredUnsupported) {
-  const CpuKernel* k = kernel_table().find(kOnnxDomain, "Attention");
-  ASSERT_NE(k, nullptr);
-  ASSERT_TRUE(k->supports);
-  Graph graph;
-  std::vector<Tensor> in{f32({1, 1, 2, 4}, 1), f32({1, 1, 2, 4}, 2),
-                         f32({1, 1, 2, 4}, 3)};
-  Node with_qk = make_node("Attention", in, {}, 4);
-  Status status = k->supports(graph, with_qk);
-  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
-  EXPECT_NE(status.message().find("qk_matmul_output"), std::string::npos);
-  with_qk.outputs[3] = kNoValue;
-  EXPECT_TRUE(k->supports(graph, with_qk).is_ok());
+// qk_matmul_output at each of its four stages, with a past cache, a short
+// float mask, causal masking and softcap; hidden entries are -inf in both.
+TEST(CpuOnnxAttention, QkMatmulOutputMatchesReference) {
+  std::vector<Tensor> in{f32({2, 4, 3, 16}, 40), f32({2, 2, 3, 16}, 41),
+                         f32({2, 2, 3, 8}, 42),  f32({2, 1, 3, 8}, 43),
+                         f32({2, 2, 6, 16}, 44), f32({2, 2, 6, 8}, 45)};
+  for (int64_t mode = 0; mode < 4; ++mode) {
+    SCOPED_TRACE(mode);
+    AttrMap attrs{
+        {"is_causal", 1}, {"softcap", 0.9f}, {"qk_matmul_output_mode", mode}};
+    auto want = run("Attention", false, in, attrs, 4);
+    auto got = run("Attention", true, in, attrs, 4);
+    ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    const Tensor &g = (*got)[3], &w = (*want)[3];
+    ASSERT_EQ(g.dims(), w.dims());
+    for (int64_t i = 0; i < w.num_elements(); ++i) {
+      double gv = g.element_f64(i), wv = w.element_f64(i);
+      if (std::isinf(wv)) {
+        ASSERT_EQ(gv, wv) << i;
+      } else {
+        ASSERT_NEAR(gv, wv, 2e-5 * (1 + std::abs(wv))) << i;
+      }
+    }
+  }
 }
 
 TEST(CpuTensorScatter, MatchesReference) {
