@@ -326,11 +326,13 @@ void run_tiled(const AttentionArgs& a, const Plan& plan, int64_t index) {
     s.j0 = static_cast<int32_t>(j0);
     s.whole = j0 >= u.inner_lo && j0 + bk <= u.inner_hi;
     s.sigmoid = a.sigmoid;
-    s.bias2 = a.sigmoid_bias * kLog2e;
     s.tile_max = ts.tile_max.data();
     if (!a.sigmoid) std::fill_n(ts.tile_max.begin(), rows_padded, kNegInf);
     score_tile(s);
-    if (!a.sigmoid) {
+    if (a.sigmoid) {
+      sigmoid_tile(ts.st.data(), bk * rows_padded, a.sigmoid_bias * kLog2e,
+                   s.whole);
+    } else {
       online_softmax_tile(ts.st.data(), bk, rows_padded, ts.tile_max.data(),
                           ts.m.data(), ts.l.data(), ts.alpha.data());
     }

@@ -31,10 +31,9 @@ struct ScoreTileArgs {
   const int32_t* hi = nullptr;
   int32_t j0 = 0;
   bool whole = false;
-  // Sigmoid: st = P = 1 / (1 + 2^-(s + bias2)), hidden keys 0.
-  // Softmax: st = s, hidden keys -inf, and tile_max[r] = max over the keys.
+  // st = s, hidden keys -inf; unless `sigmoid`, tile_max[r] = max over the
+  // tile's keys.
   bool sigmoid = false;
-  float bias2 = 0.0f;
   float* tile_max = nullptr;  // R floats, in/out
 };
 void score_tile(const ScoreTileArgs& args);
@@ -45,6 +44,10 @@ void score_tile(const ScoreTileArgs& args);
 void online_softmax_tile(float* st, int64_t keys, int64_t rows_padded,
                          const float* tile_max, float* m, float* l,
                          float* alpha);
+
+// st = 1 / (1 + 2^-(st + bias2)) over `count` floats (a multiple of the
+// lanes); -inf (hidden) gives exactly 0 unless `whole` (no hidden keys).
+void sigmoid_tile(float* st, int64_t count, float bias2, bool whole);
 
 // O[r][:] = alpha[r] * O[r][:] + sum_j P^T[j][r] * V[j][:] for r < rows
 // (rounded up to 4, at most rows_padded); alpha == nullptr means 1.

@@ -17,14 +17,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
 
-// 2^x, within 2.3e-7 relative for x in [-125, 126]: exponent by integer
-// shift, 2^f for f in [-0.5, 0.5] by a degree-5 polynomial (coefficients
-// fitted to the relative error). x < -125 (and -inf) gives exactly 0, so
-// hidden keys weigh nothing; x > 126 is clamped.
-HWY_INLINE V Exp2(D d, V x) {
+// 2^x within 2.3e-7 relative for x in [-125, 126] (x is clamped to that
+// range): exponent by integer shift, 2^f for f in [-0.5, 0.5] by a degree-5
+// polynomial (coefficients fitted to the relative error).
+HWY_INLINE V Exp2Clamped(D d, V x) {
   const hn::RebindToSigned<D> di;
-  const V lo = hn::Set(d, -125.0f);
-  const V xc = hn::Min(hn::Max(x, lo), hn::Set(d, 126.0f));
+  const V xc = hn::Min(hn::Max(x, hn::Set(d, -125.0f)), hn::Set(d, 126.0f));
   const V n = hn::Round(xc);
   const V f = hn::Sub(xc, n);
   V p = hn::Set(d, 1.326697064e-03f);
@@ -35,20 +33,13 @@ HWY_INLINE V Exp2(D d, V x) {
   p = hn::MulAdd(p, f, hn::Set(d, 1.000000119e+00f));
   const auto bits =
       hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(hn::ConvertTo(di, n)));
-  return hn::IfThenZeroElse(hn::Lt(x, lo), hn::BitCast(d, bits));
+  return hn::BitCast(d, bits);
 }
 
-// 1 / (1 + 2^-x) with a refined approximate reciprocal (x86's is 12 bits
-// before one Newton step; other targets get a second step).
-HWY_INLINE V Sigmoid2(D d, V x) {
-  const V one = hn::Set(d, 1.0f), two = hn::Set(d, 2.0f);
-  const V den = hn::Add(one, Exp2(d, hn::Neg(x)));
-  V r = hn::ApproximateReciprocal(den);
-  r = hn::Mul(r, hn::NegMulAdd(den, r, two));
-#if !HWY_ARCH_X86
-  r = hn::Mul(r, hn::NegMulAdd(den, r, two));
-#endif
-  return r;
+// 2^x as above, but exactly 0 below -125 (and for -inf), so hidden keys
+// weigh nothing.
+HWY_INLINE V Exp2(D d, V x) {
+  return hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -125.0f)), Exp2Clamped(d, x));
 }
 
 int64_t RowBlockImpl() { return 2 * static_cast<int64_t>(hn::Lanes(D())); }
@@ -58,23 +49,17 @@ int64_t LanesImpl() { return static_cast<int64_t>(hn::Lanes(D())); }
 // then sigmoid or the running max; stores it to st.
 HWY_INLINE void FinishScore(D d, const ScoreTileArgs& a, V s, int64_t j,
                             int64_t r, V* tmax) {
-  float* out = a.st + j * a.rows_padded + r;
-  if (a.sigmoid) {
-    s = Sigmoid2(d, hn::Add(s, hn::Set(d, a.bias2)));
-  }
   if (!a.whole) {
     const hn::RebindToSigned<D> di;
     const auto pos = hn::Set(di, a.j0 + static_cast<int32_t>(j));
     // lo <= pos < hi
     const auto in = hn::AndNot(hn::Lt(pos, hn::LoadU(di, a.lo + r)),
                                hn::Lt(pos, hn::LoadU(di, a.hi + r)));
-    const V hidden = a.sigmoid
-                         ? hn::Zero(d)
-                         : hn::Set(d, -std::numeric_limits<float>::infinity());
-    s = hn::IfThenElse(hn::RebindMask(d, in), s, hidden);
+    s = hn::IfThenElse(hn::RebindMask(d, in), s,
+                       hn::Set(d, -std::numeric_limits<float>::infinity()));
   }
   if (!a.sigmoid) *tmax = hn::Max(*tmax, s);
-  hn::StoreU(s, d, out);
+  hn::StoreU(s, d, a.st + j * a.rows_padded + r);
 }
 
 // Scores of keys [j, j + KB) for rows [r, r + 2N): 2*KB accumulators over d.
@@ -159,14 +144,40 @@ void OnlineSoftmaxImpl(float* st, int64_t keys, int64_t rows_padded,
   }
 }
 
-// O rows [r, r + 4), columns [c, c + NV*N): 4*NV accumulators over keys.
-template <int NV>
+// Hidden keys (-inf) must weigh exactly 0; only tiles with hidden keys
+// pay for the check.
+template <bool kHidden>
+void SigmoidLoop(float* st, int64_t count, float bias2) {
+  const D d;
+  const size_t n = hn::Lanes(d);
+  const V neg_bias = hn::Set(d, -bias2);
+  const V neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
+  const V one = hn::Set(d, 1.0f);
+  for (int64_t i = 0; i < count; i += static_cast<int64_t>(n)) {
+    const V s = hn::LoadU(d, st + i);
+    // 1 / (1 + 2^-x); the clamp of 2^-x leaves at most 1.2e-38 for x < -126.
+    V p = hn::Div(one, hn::Add(one, Exp2Clamped(d, hn::Sub(neg_bias, s))));
+    if (kHidden) p = hn::IfThenZeroElse(hn::Eq(s, neg_inf), p);
+    hn::StoreU(p, d, st + i);
+  }
+}
+
+void SigmoidTileImpl(float* st, int64_t count, float bias2, bool whole) {
+  if (whole) {
+    SigmoidLoop<false>(st, count, bias2);
+  } else {
+    SigmoidLoop<true>(st, count, bias2);
+  }
+}
+
+// O rows [r, r + NR), columns [c, c + NV*N): NR*NV accumulators over keys.
+template <int NR, int NV>
 HWY_INLINE void PvBlock(D d, const float* pt, int64_t keys, int64_t rows_padded,
                         const float* v, int64_t v_stride, int64_t dv,
                         const float* alpha, float* o, int64_t r, int64_t c) {
   const size_t n = hn::Lanes(d);
-  V acc[4][NV];
-  for (int i = 0; i < 4; ++i) {
+  V acc[NR][NV];
+  for (int i = 0; i < NR; ++i) {
     for (int h = 0; h < NV; ++h) acc[i][h] = hn::Zero(d);
   }
   for (int64_t j = 0; j < keys; ++j) {
@@ -174,12 +185,12 @@ HWY_INLINE void PvBlock(D d, const float* pt, int64_t keys, int64_t rows_padded,
     V vv[NV];
     for (int h = 0; h < NV; ++h) vv[h] = hn::LoadU(d, vj + h * n);
     const float* pj = pt + j * rows_padded + r;
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < NR; ++i) {
       const V p = hn::Set(d, pj[i]);
       for (int h = 0; h < NV; ++h) acc[i][h] = hn::MulAdd(p, vv[h], acc[i][h]);
     }
   }
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < NR; ++i) {
     float* out = o + (r + i) * dv + c;
     for (int h = 0; h < NV; ++h) {
       const V old = hn::LoadU(d, out + h * n);
@@ -191,19 +202,34 @@ HWY_INLINE void PvBlock(D d, const float* pt, int64_t keys, int64_t rows_padded,
   }
 }
 
+// All column blocks of rows [r, r + NR).
+template <int NR>
+HWY_INLINE void PvRows(D d, const float* pt, int64_t keys, int64_t rows_padded,
+                       const float* v, int64_t v_stride, int64_t dv,
+                       const float* alpha, float* o, int64_t r) {
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  int64_t c = 0;
+  for (; c + 2 * n <= dv; c += 2 * n) {
+    PvBlock<NR, 2>(d, pt, keys, rows_padded, v, v_stride, dv, alpha, o, r, c);
+  }
+  if (c < dv) {
+    PvBlock<NR, 1>(d, pt, keys, rows_padded, v, v_stride, dv, alpha, o, r, c);
+  }
+}
+
 void AccumulatePvImpl(const float* pt, int64_t keys, int64_t rows,
                       int64_t rows_padded, const float* v, int64_t v_stride,
                       int64_t dv, const float* alpha, float* o) {
   const D d;
-  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t r = 0; r < rows; r += 4) {
-    int64_t c = 0;
-    for (; c + 2 * n <= dv; c += 2 * n) {
-      PvBlock<2>(d, pt, keys, rows_padded, v, v_stride, dv, alpha, o, r, c);
-    }
-    if (c < dv) {
-      PvBlock<1>(d, pt, keys, rows_padded, v, v_stride, dv, alpha, o, r, c);
-    }
+  // Rows in blocks of 6 (12 accumulators), the rest (a multiple of 2 once
+  // rounded up to 4) in blocks of 2; pad rows are computed, not stored out.
+  const int64_t rows4 = (rows + 3) / 4 * 4;
+  int64_t r = 0;
+  for (; r + 6 <= rows4; r += 6) {
+    PvRows<6>(d, pt, keys, rows_padded, v, v_stride, dv, alpha, o, r);
+  }
+  for (; r < rows4; r += 2) {
+    PvRows<2>(d, pt, keys, rows_padded, v, v_stride, dv, alpha, o, r);
   }
 }
 
@@ -217,6 +243,7 @@ HWY_EXPORT(RowBlockImpl);
 HWY_EXPORT(LanesImpl);
 HWY_EXPORT(ScoreTileImpl);
 HWY_EXPORT(OnlineSoftmaxImpl);
+HWY_EXPORT(SigmoidTileImpl);
 HWY_EXPORT(AccumulatePvImpl);
 
 int64_t tile_row_block() { return HWY_DYNAMIC_DISPATCH(RowBlockImpl)(); }
@@ -231,6 +258,10 @@ void online_softmax_tile(float* st, int64_t keys, int64_t rows_padded,
                          float* alpha) {
   HWY_DYNAMIC_DISPATCH(OnlineSoftmaxImpl)
   (st, keys, rows_padded, tile_max, m, l, alpha);
+}
+
+void sigmoid_tile(float* st, int64_t count, float bias2, bool whole) {
+  HWY_DYNAMIC_DISPATCH(SigmoidTileImpl)(st, count, bias2, whole);
 }
 
 void accumulate_pv(const float* pt, int64_t keys, int64_t rows,
