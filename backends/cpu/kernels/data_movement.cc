@@ -12,43 +12,13 @@
 
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/float_support.h"
+#include "backends/cpu/kernels/inferred_dims.h"
 #include "ops/op_schema.h"
 #include "ops/shape/shape_util.h"
 #include "ops/util.h"
 
 namespace seqrt::cpu {
 namespace {
-
-// The dims of every output as the op's inference gives them for the node's
-// concrete inputs (their shapes and values).
-Result<std::vector<std::vector<int64_t>>> inferred_output_dims(
-    const KernelContext& ctx) {
-  std::vector<ValueInfo> inputs;
-  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-    const Tensor* t = ctx.input(i);
-    if (t == nullptr) {
-      inputs.emplace_back();
-      continue;
-    }
-    inputs.push_back(ValueInfo{t->dtype(), t->shape(), t});
-  }
-  InferContext infer(ctx.node(), ctx.schema(), std::move(inputs));
-  SEQRT_RETURN_IF_ERROR(ctx.schema().infer(infer));
-  std::vector<std::vector<int64_t>> dims;
-  for (const ValueInfo& out : infer.outputs()) {
-    if (!out.shape.has_value() || !out.shape->is_fixed()) {
-      return internal_error("{}: inference left an output shape unknown",
-                            ctx.node().label());
-    }
-    dims.push_back(out.shape->fixed_dims());
-  }
-  return dims;
-}
-
-Result<std::vector<int64_t>> inferred_dims(const KernelContext& ctx) {
-  SEQRT_ASSIGN_OR_RETURN(auto dims, inferred_output_dims(ctx));
-  return dims[0];
-}
 
 // Same elements, new dims: the output shares the input's storage.
 Status run_reshape_like(KernelContext& ctx) {

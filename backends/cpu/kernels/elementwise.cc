@@ -1,8 +1,9 @@
-// CPU kernels of the f32 elementwise ops: binary arithmetic with numpy
-// broadcasting (Add, Sub, Mul, Div, Max, Min, Pow) and the unary math and
-// activations. The work is vectorised runs over the innermost coalesced
-// dimension (same-shape, scalar and row broadcasts are one or few runs),
-// spread over threads; f16/bf16 are converted at the edges.
+// CPU kernels of the elementwise math ops: binary arithmetic with numpy
+// broadcasting (Add, Sub, Mul, Div, Max, Min, Sum, Pow, Mod) and the unary
+// math and activations. For f32 the work is vectorised runs over the
+// innermost coalesced dimension (same-shape, scalar and row broadcasts are
+// one or few runs), spread over threads; f16/bf16 are converted at the
+// edges. f64 and integer inputs go to elementwise_typed.cc.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/elementwise_simd.h"
+#include "backends/cpu/kernels/elementwise_typed.h"
 #include "backends/cpu/kernels/float_support.h"
 #include "ops/util.h"
 
@@ -126,8 +128,12 @@ Status check_same_float_dtypes(const KernelContext& ctx) {
   return Status::ok();
 }
 
-// Folds the inputs left to right (Max and Min take one or more).
+// Folds the inputs left to right (Max, Min and Sum take one or more). f64
+// and integer inputs go to the exact kernels of elementwise_typed.cc.
 Status run_binary(KernelContext& ctx, BinaryKind kind) {
+  if (ctx.has_input(0) && !is_f32_family(ctx.input(0)->dtype())) {
+    return run_exact_binary(ctx, kind);
+  }
   SEQRT_RETURN_IF_ERROR(check_same_float_dtypes(ctx));
   DType dtype = ctx.input(0)->dtype();
   SEQRT_ASSIGN_OR_RETURN(Tensor acc, load_f32(*ctx.input(0)));
@@ -144,11 +150,7 @@ Status run_binary(KernelContext& ctx, BinaryKind kind) {
 Status run_pow(KernelContext& ctx) {
   const Tensor& base = *ctx.input(0);
   const Tensor& exponent = *ctx.input(1);
-  if (!is_f32_family(base.dtype())) {
-    return ctx.unsupported_error(
-        "{} base: the CPU backend computes f32/f16/bf16 only",
-        dtype_name(base.dtype()));
-  }
+  if (!is_f32_family(base.dtype())) return run_exact_pow(ctx);
   SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(base));
   if (exponent.num_elements() == 1 && exponent.element_f64(0) == 2.0 &&
       exponent.rank() <= x.rank()) {
@@ -178,7 +180,10 @@ Status run_pow(KernelContext& ctx) {
   return set_output_as(ctx, 0, out, base.dtype());
 }
 
-Status run_unary(KernelContext& ctx, UnaryKind kind) {
+Status run_unary(KernelContext& ctx, UnaryKind kind, MathFn fn) {
+  if (ctx.has_input(0) && !is_f32_family(ctx.input(0)->dtype())) {
+    return run_exact_unary(ctx, fn);
+  }
   SEQRT_RETURN_IF_ERROR(check_same_float_dtypes(ctx));
   const Tensor& x = *ctx.input(0);
   SEQRT_ASSIGN_OR_RETURN(Tensor in, load_f32(x));
@@ -197,16 +202,10 @@ Status run_gelu(KernelContext& ctx) {
     return ctx.error("approximate must be \"none\" or \"tanh\", got \"{}\"",
                      approximate);
   }
-  return run_unary(ctx, approximate == "tanh" ? UnaryKind::kGeluTanh
-                                              : UnaryKind::kGeluExact);
-}
-
-Status supports_float(const Graph& graph, const Node& node) {
-  return require_all_f32_family(graph, node);
-}
-
-Status supports_pow(const Graph& graph, const Node& node) {
-  return require_f32_family(graph, node, {0});
+  if (approximate == "tanh") {
+    return run_unary(ctx, UnaryKind::kGeluTanh, MathFn::kGeluTanh);
+  }
+  return run_unary(ctx, UnaryKind::kGeluExact, MathFn::kGeluExact);
 }
 
 struct BinaryEntry {
@@ -216,7 +215,13 @@ struct BinaryEntry {
 
 struct UnaryEntry {
   const char* op;
-  UnaryKind kind;
+  UnaryKind kind;  // the Highway loop for f32/f16/bf16
+  MathFn fn;       // the scalar form for f64 and integers
+};
+
+struct ExactUnaryEntry {
+  const char* op;
+  MathFn fn;
 };
 
 }  // namespace
@@ -226,36 +231,50 @@ void register_elementwise_kernels(KernelTable& table) {
       {"Add", BinaryKind::kAdd}, {"Sub", BinaryKind::kSub},
       {"Mul", BinaryKind::kMul}, {"Div", BinaryKind::kDiv},
       {"Max", BinaryKind::kMax}, {"Min", BinaryKind::kMin},
+      {"Sum", BinaryKind::kAdd},
   };
   for (const BinaryEntry& entry : binaries) {
     BinaryKind kind = entry.kind;
-    table.add(
-        CpuKernel{kOnnxDomain, entry.op,
-                  [kind](KernelContext& ctx) { return run_binary(ctx, kind); },
-                  supports_float});
+    table.add(CpuKernel{
+        kOnnxDomain, entry.op,
+        [kind](KernelContext& ctx) { return run_binary(ctx, kind); }, nullptr});
   }
-  table.add(CpuKernel{kOnnxDomain, "Pow", run_pow, supports_pow});
+  table.add(CpuKernel{kOnnxDomain, "Pow", run_pow, nullptr});
+  table.add(CpuKernel{kOnnxDomain, "Mod", run_mod, nullptr});
   const UnaryEntry unaries[] = {
-      {"Relu", UnaryKind::kRelu},
-      {"Sigmoid", UnaryKind::kSigmoid},
-      {"Tanh", UnaryKind::kTanh},
-      {"Exp", UnaryKind::kExp},
-      {"Log", UnaryKind::kLog},
-      {"Sqrt", UnaryKind::kSqrt},
-      {"Neg", UnaryKind::kNeg},
-      {"Abs", UnaryKind::kAbs},
-      {"Reciprocal", UnaryKind::kReciprocal},
-      {"Erf", UnaryKind::kErf},
-      {"Softplus", UnaryKind::kSoftplus},
+      {"Relu", UnaryKind::kRelu, MathFn::kRelu},
+      {"Sigmoid", UnaryKind::kSigmoid, MathFn::kSigmoid},
+      {"Tanh", UnaryKind::kTanh, MathFn::kTanh},
+      {"Exp", UnaryKind::kExp, MathFn::kExp},
+      {"Log", UnaryKind::kLog, MathFn::kLog},
+      {"Sqrt", UnaryKind::kSqrt, MathFn::kSqrt},
+      {"Neg", UnaryKind::kNeg, MathFn::kNeg},
+      {"Abs", UnaryKind::kAbs, MathFn::kAbs},
+      {"Reciprocal", UnaryKind::kReciprocal, MathFn::kReciprocal},
+      {"Erf", UnaryKind::kErf, MathFn::kErf},
+      {"Softplus", UnaryKind::kSoftplus, MathFn::kSoftplus},
   };
   for (const UnaryEntry& entry : unaries) {
     UnaryKind kind = entry.kind;
+    MathFn fn = entry.fn;
+    table.add(CpuKernel{
+        kOnnxDomain, entry.op,
+        [kind, fn](KernelContext& ctx) { return run_unary(ctx, kind, fn); },
+        nullptr});
+  }
+  table.add(CpuKernel{kOnnxDomain, "Gelu", run_gelu, nullptr});
+  // No Highway loop: every dtype through the scalar forms.
+  const ExactUnaryEntry scalar_unaries[] = {
+      {"Sign", MathFn::kSign},   {"Sin", MathFn::kSin},   {"Cos", MathFn::kCos},
+      {"Floor", MathFn::kFloor}, {"Ceil", MathFn::kCeil},
+  };
+  for (const ExactUnaryEntry& entry : scalar_unaries) {
+    MathFn fn = entry.fn;
     table.add(
         CpuKernel{kOnnxDomain, entry.op,
-                  [kind](KernelContext& ctx) { return run_unary(ctx, kind); },
-                  supports_float});
+                  [fn](KernelContext& ctx) { return run_exact_unary(ctx, fn); },
+                  nullptr});
   }
-  table.add(CpuKernel{kOnnxDomain, "Gelu", run_gelu, supports_float});
 }
 
 }  // namespace seqrt::cpu

@@ -1,7 +1,7 @@
 // CPU elementwise kernels against the reference kernels: every broadcast
 // layout the kernel treats differently (same shape, scalar on either side,
-// row, column, general, empty, vector tails), IEEE edge values, f16/bf16,
-// and the declined dtypes.
+// row, column, general, empty, vector tails), IEEE edge values and
+// f16/bf16. The f64 and integer forms are in elementwise_typed_test.cc.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -104,23 +104,6 @@ TEST(CpuElementwise, LargeInputsRunInParallelChunks) {
   expect_matches_reference(kOnnxDomain, "Sigmoid", {x}, {}, 2e-6);
   expect_matches_reference(kOnnxDomain, "Add", {x, uniform({70001}, 91)}, {},
                            1e-6);
-}
-
-TEST(CpuElementwise, DeclinesOtherDtypes) {
-  const CpuKernel* add = kernel_table().find(kOnnxDomain, "Add");
-  ASSERT_NE(add, nullptr);
-  Graph graph;
-  ValueId a = graph.add_value(Value{"a", DType::kF64, Shape{2}});
-  ValueId b = graph.add_value(Value{"b", DType::kF64, Shape{2}});
-  Node node;
-  node.op = "Add";
-  node.name = "add";
-  node.inputs = {a, b};
-  Status status = add->supports(graph, node);
-  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
-  op_testing::expect_error(status, {"f64 input", "f32/f16/bf16 only"});
-  auto out = run_cpu("Relu", {op_testing::i64({2}, {1, -1})});
-  EXPECT_EQ(out.status().code(), StatusCode::kUnsupported);
 }
 
 TEST(CpuElementwise, BroadcastErrors) {

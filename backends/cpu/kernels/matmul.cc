@@ -1,12 +1,16 @@
 // CPU kernels of MatMul (numpy batch broadcasting, 1-D operands) and Gemm
 // (transposes, alpha, beta, broadcast C) through oneDNN's sgemm: one call
 // when there is one batch or B is shared by a contiguous batch of A (the
-// batch folds into M), else one call per batch in parallel.
+// batch folds into M), else one call per batch in parallel. f64 and integer
+// operands compute as the reference does, in double (integers truncated
+// back), with rows in parallel and a vectorised row-times-matrix loop.
+#include <algorithm>
 #include <vector>
 
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/float_support.h"
+#include "backends/cpu/kernels/typed_support.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/gemm.h"
 #include "ops/util.h"
@@ -19,9 +23,8 @@ Status check_float_pair(const KernelContext& ctx, DType a, DType b) {
     return ctx.error("A and B must share one numeric dtype, got {} and {}",
                      dtype_name(a), dtype_name(b));
   }
-  if (!is_f32_family(a)) {
-    return ctx.unsupported_error(
-        "{} input: the CPU backend computes f32/f16/bf16 only", dtype_name(a));
+  if (a == DType::kBool) {
+    return ctx.error("A and B must share one numeric dtype, got bool");
   }
   return Status::ok();
 }
@@ -105,12 +108,50 @@ void run_matmul_plan(const MatMulPlan& plan, const float* a, const float* b,
   });
 }
 
+// One output row per task: y[i, :] = Σ_r a[i, r]·b[r, :], in double.
+template <typename T>
+void run_matmul_exact(const MatMulPlan& plan, const T* a, const T* b, T* y) {
+  const int64_t m = plan.m, k = plan.k, n = plan.n;
+  parallel_chunks(
+      plan.batches * m, std::max<int64_t>(1, 4096 / (k * n + 1)),
+      [&](int64_t begin, int64_t end) {
+        std::vector<double> acc(static_cast<size_t>(n));
+        for (int64_t task = begin; task < end; ++task) {
+          const int64_t batch = task / m, row = task % m;
+          const T* ai =
+              a + batch_offset(plan, plan.a_batch_strides, batch) * m * k +
+              row * k;
+          const T* bi =
+              b + batch_offset(plan, plan.b_batch_strides, batch) * k * n;
+          std::fill(acc.begin(), acc.end(), 0.0);
+          for (int64_t r = 0; r < k; ++r) {
+            const double coef = static_cast<double>(ai[r]);
+            const T* b_row = bi + r * n;
+            for (int64_t j = 0; j < n; ++j) {
+              acc[j] += coef * static_cast<double>(b_row[j]);
+            }
+          }
+          for (int64_t j = 0; j < n; ++j) y[task * n + j] = from_f64<T>(acc[j]);
+        }
+      });
+}
+
 Status run_matmul(KernelContext& ctx) {
   const Tensor& a_in = *ctx.input(0);
   const Tensor& b_in = *ctx.input(1);
   SEQRT_RETURN_IF_ERROR(check_float_pair(ctx, a_in.dtype(), b_in.dtype()));
   SEQRT_ASSIGN_OR_RETURN(MatMulPlan plan,
                          plan_matmul(ctx, a_in.dims(), b_in.dims()));
+  if (!is_f32_family(a_in.dtype())) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor * y,
+                           ctx.allocate_output(0, a_in.dtype(), plan.out_dims));
+    visit_exact_numeric(a_in.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      run_matmul_exact<T>(plan, a_in.data_as<T>(), b_in.data_as<T>(),
+                          y->template mutable_data_as<T>());
+    });
+    return Status::ok();
+  }
   SEQRT_ASSIGN_OR_RETURN(Tensor a, load_f32(a_in));
   SEQRT_ASSIGN_OR_RETURN(Tensor b, load_f32(b_in));
   SEQRT_ASSIGN_OR_RETURN(Tensor y,
@@ -149,6 +190,39 @@ Status check_gemm_c(const KernelContext& ctx, const Tensor& c, int64_t m,
   return Status::ok();
 }
 
+struct GemmShape {
+  int64_t m, n, k;
+  bool trans_a, trans_b;
+  double alpha, beta;
+};
+
+// y = alpha·A'B' + beta·C in double, as the reference, rows in parallel.
+template <typename T>
+void run_gemm_exact(const GemmShape& s, const T* a, const T* b, const Tensor* c,
+                    T* y) {
+  std::vector<int64_t> c_strides =
+      c ? broadcast_strides(c->dims(), {s.m, s.n}) : std::vector<int64_t>{0, 0};
+  const T* pc = c ? c->data_as<T>() : nullptr;
+  parallel_for(s.m, [&](int64_t i) {
+    std::vector<double> acc(static_cast<size_t>(s.n), 0.0);
+    for (int64_t r = 0; r < s.k; ++r) {
+      const double coef =
+          static_cast<double>(a[s.trans_a ? r * s.m + i : i * s.k + r]);
+      for (int64_t j = 0; j < s.n; ++j) {
+        acc[j] += coef *
+                  static_cast<double>(b[s.trans_b ? j * s.k + r : r * s.n + j]);
+      }
+    }
+    for (int64_t j = 0; j < s.n; ++j) {
+      double value = s.alpha * acc[j];
+      if (pc)
+        value += s.beta *
+                 static_cast<double>(pc[i * c_strides[0] + j * c_strides[1]]);
+      y[i * s.n + j] = from_f64<T>(value);
+    }
+  });
+}
+
 Status run_gemm(KernelContext& ctx) {
   const Tensor& a_in = *ctx.input(0);
   const Tensor& b_in = *ctx.input(1);
@@ -172,6 +246,23 @@ Status run_gemm(KernelContext& ctx) {
                      kb, n);
   }
   if (c_in) SEQRT_RETURN_IF_ERROR(check_gemm_c(ctx, *c_in, m, n));
+  if (!is_f32_family(a_in.dtype())) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor * y,
+                           ctx.allocate_output(0, a_in.dtype(), {m, n}));
+    GemmShape shape{m,
+                    n,
+                    k,
+                    trans_a,
+                    trans_b,
+                    ctx.attr_float("alpha"),
+                    ctx.attr_float("beta")};
+    visit_exact_numeric(a_in.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      run_gemm_exact<T>(shape, a_in.data_as<T>(), b_in.data_as<T>(), c_in,
+                        y->template mutable_data_as<T>());
+    });
+    return Status::ok();
+  }
   SEQRT_ASSIGN_OR_RETURN(Tensor a, load_f32(a_in));
   SEQRT_ASSIGN_OR_RETURN(Tensor b, load_f32(b_in));
   SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, {m, n}));
@@ -192,15 +283,11 @@ Status run_gemm(KernelContext& ctx) {
   return set_output_as(ctx, 0, y, a_in.dtype());
 }
 
-Status supports_matmul(const Graph& graph, const Node& node) {
-  return require_all_f32_family(graph, node);
-}
-
 }  // namespace
 
 void register_matmul_kernels(KernelTable& table) {
-  table.add(CpuKernel{kOnnxDomain, "MatMul", run_matmul, supports_matmul});
-  table.add(CpuKernel{kOnnxDomain, "Gemm", run_gemm, supports_matmul});
+  table.add(CpuKernel{kOnnxDomain, "MatMul", run_matmul, nullptr});
+  table.add(CpuKernel{kOnnxDomain, "Gemm", run_gemm, nullptr});
 }
 
 }  // namespace seqrt::cpu

@@ -35,6 +35,31 @@ TEST(CpuMatMul, HalfPrecision) {
                            {}, 5e-3);
 }
 
+// f64 and integers compute in double as the reference: bit-equal results.
+TEST(CpuMatMul, DoubleAndIntegers) {
+  for (DType dtype : {DType::kF64, DType::kI32, DType::kI64, DType::kU8}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    expect_matches_reference(kOnnxDomain, "MatMul",
+                             {uniform({3, 1, 4, 9}, 3, 0, 9, dtype),
+                              uniform({5, 9, 6}, 4, 0, 9, dtype)},
+                             {}, 0);
+    expect_matches_reference(
+        kOnnxDomain, "MatMul",
+        {uniform({9}, 5, 0, 9, dtype), uniform({2, 9, 3}, 6, 0, 9, dtype)}, {},
+        0);
+  }
+  expect_matches_reference(
+      kOnnxDomain, "Gemm",
+      {uniform({4, 3}, 7, -1, 1, DType::kF64),
+       uniform({5, 4}, 8, -1, 1, DType::kF64),
+       uniform({5}, 9, -1, 1, DType::kF64)},
+      {{"transA", 1}, {"transB", 1}, {"alpha", 0.5f}, {"beta", 2.0f}}, 0);
+  expect_matches_reference(kOnnxDomain, "Gemm",
+                           {uniform({2, 3}, 10, -9, 9, DType::kI64),
+                            uniform({3, 4}, 11, -9, 9, DType::kI64)},
+                           {}, 0);
+}
+
 TEST(CpuMatMul, Errors) {
   op_testing::expect_error(
       run_cpu("MatMul", {uniform({2, 3}, 1), uniform({4, 2}, 2)}).status(),

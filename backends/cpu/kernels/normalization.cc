@@ -2,8 +2,11 @@
 // the axes [axis, rank); each row's statistics (two passes for the
 // variance, so no cancellation) and the scale/shift are vectorised, rows
 // run in parallel. Scale and bias are expanded once to a row (or to X's
-// shape when they vary across rows).
+// shape when they vary across rows). f64 inputs compute in double with
+// scalar loops, as the reference.
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "backends/cpu/float_io.h"
@@ -19,20 +22,24 @@ namespace {
 
 constexpr int64_t kGrain = 16384;
 
-// A scale or bias broadcast to X, as f32: `row_stride` is 0 when every row
-// reads the same `cols` values, else `cols` (one row of values per row).
+// A scale or bias broadcast to X, as T (f32, or f64 for f64 inputs):
+// `row_stride` is 0 when every row reads the same `cols` values, else `cols`
+// (one row of values per row).
+template <typename T = float>
 struct RowParam {
-  std::vector<float> values;
+  std::vector<T> values;
   int64_t row_stride = 0;
-  const float* row(int64_t r) const { return values.data() + r * row_stride; }
+  const T* row(int64_t r) const { return values.data() + r * row_stride; }
 };
 
-Result<RowParam> expand_param(const KernelContext& ctx, const std::string& what,
-                              const Tensor& param, const Tensor& x,
-                              int64_t axis, const NormalizedRows& split) {
+template <typename T = float>
+Result<RowParam<T>> expand_param(const KernelContext& ctx,
+                                 const std::string& what, const Tensor& param,
+                                 const Tensor& x, int64_t axis,
+                                 const NormalizedRows& split) {
   SEQRT_RETURN_IF_ERROR(
       check_broadcast_to(ctx, what, param.shape(), x.shape()));
-  RowParam out;
+  RowParam<T> out;
   // Dims of param aligned to X's rank; leading ones before `axis` mean the
   // same values for every row.
   size_t offset = x.rank() - param.rank();
@@ -43,12 +50,117 @@ Result<RowParam> expand_param(const KernelContext& ctx, const std::string& what,
   }
   int64_t count = out.row_stride == 0 ? split.cols : split.rows * split.cols;
   BroadcastIndexer index(x.dims(), {param.dims()});
-  SEQRT_ASSIGN_OR_RETURN(Tensor values, load_f32(param));
-  const float* pv = values.data_as<float>();
+  Tensor values = param;
+  if constexpr (std::is_same_v<T, float>) {
+    SEQRT_ASSIGN_OR_RETURN(values, load_f32(param));
+  }
+  const T* pv = values.data_as<T>();
   out.values.resize(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i)
     out.values[i] = pv[index.input_index(0, i)];
   return out;
+}
+
+// LayerNormalization of f64 X (Scale and B f64 too) in double.
+Status run_layer_norm_f64(KernelContext& ctx, DType stash) {
+  const Tensor& x = *ctx.input(0);
+  const Tensor* bias_in = ctx.input(2);
+  SEQRT_ASSIGN_OR_RETURN(int64_t axis,
+                         normalize_axis(ctx, ctx.attr_int("axis"),
+                                        static_cast<int64_t>(x.rank())));
+  NormalizedRows split = split_rows(x.dims(), axis);
+  SEQRT_ASSIGN_OR_RETURN(RowParam<double> scale,
+                         expand_param<double>(ctx, "input 'Scale'",
+                                              *ctx.input(1), x, axis, split));
+  RowParam<double> bias;
+  if (bias_in) {
+    SEQRT_ASSIGN_OR_RETURN(
+        bias, expand_param<double>(ctx, "input 'B'", *bias_in, x, axis, split));
+  }
+  SEQRT_ASSIGN_OR_RETURN(Tensor * y,
+                         ctx.allocate_output(0, x.dtype(), x.dims()));
+  std::vector<int64_t> stats_dims = x.dims();
+  for (size_t d = static_cast<size_t>(axis); d < stats_dims.size(); ++d) {
+    stats_dims[d] = 1;
+  }
+  Tensor* stats[2] = {nullptr, nullptr};
+  for (size_t i = 1; i < 3 && i < ctx.num_outputs(); ++i) {
+    SEQRT_ASSIGN_OR_RETURN(stats[i - 1],
+                           ctx.allocate_output(i, stash, stats_dims));
+  }
+  const double* px = x.data_as<double>();
+  double* py = y->mutable_data_as<double>();
+  const double epsilon = ctx.attr_float("epsilon");
+  const int64_t cols = split.cols;
+  parallel_chunks(
+      split.rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(cols, 1)),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const double* row = px + r * cols;
+          double mean = 0.0;
+          for (int64_t c = 0; c < cols; ++c) mean += row[c];
+          mean /= static_cast<double>(cols);
+          double variance = 0.0;
+          for (int64_t c = 0; c < cols; ++c) {
+            variance += (row[c] - mean) * (row[c] - mean);
+          }
+          variance /= static_cast<double>(cols);
+          const double inv_std = 1.0 / std::sqrt(variance + epsilon);
+          const double* sc = scale.row(r);
+          const double* bi = bias_in ? bias.row(r) : nullptr;
+          double* out = py + r * cols;
+          for (int64_t c = 0; c < cols; ++c) {
+            out[c] = (row[c] - mean) * inv_std * sc[c] + (bi ? bi[c] : 0.0);
+          }
+          if (stats[0] != nullptr) stats[0]->set_element_f64(r, mean);
+          if (stats[1] != nullptr) stats[1]->set_element_f64(r, inv_std);
+        }
+      });
+  return Status::ok();
+}
+
+// RMSNormalization of f64 X (and scale) in double.
+Status run_rms_norm_f64(KernelContext& ctx) {
+  const Tensor& x = *ctx.input(0);
+  SEQRT_ASSIGN_OR_RETURN(int64_t axis,
+                         normalize_axis(ctx, ctx.attr_int("axis"),
+                                        static_cast<int64_t>(x.rank())));
+  NormalizedRows split = split_rows(x.dims(), axis);
+  SEQRT_ASSIGN_OR_RETURN(RowParam<double> scale,
+                         expand_param<double>(ctx, "input 'scale'",
+                                              *ctx.input(1), x, axis, split));
+  SEQRT_ASSIGN_OR_RETURN(Tensor * y,
+                         ctx.allocate_output(0, x.dtype(), x.dims()));
+  const double* px = x.data_as<double>();
+  double* py = y->mutable_data_as<double>();
+  const double epsilon = ctx.attr_float("epsilon");
+  const int64_t cols = split.cols;
+  parallel_chunks(
+      split.rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(cols, 1)),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const double* row = px + r * cols;
+          double mean_square = 0.0;
+          for (int64_t c = 0; c < cols; ++c) mean_square += row[c] * row[c];
+          mean_square /= static_cast<double>(cols);
+          const double inv_rms = 1.0 / std::sqrt(mean_square + epsilon);
+          const double* sc = scale.row(r);
+          for (int64_t c = 0; c < cols; ++c) {
+            py[r * cols + c] = row[c] * inv_rms * sc[c];
+          }
+        }
+      });
+  return Status::ok();
+}
+
+// Whether every input is f64 (the double path); mixes with f64 go to the
+// f32 path, which declines them.
+bool all_f64(const KernelContext& ctx) {
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const Tensor* t = ctx.input(i);
+    if (t != nullptr && t->dtype() != DType::kF64) return false;
+  }
+  return true;
 }
 
 Status check_floats(const KernelContext& ctx) {
@@ -64,6 +176,10 @@ Status check_floats(const KernelContext& ctx) {
 }
 
 Status run_layer_norm(KernelContext& ctx) {
+  if (all_f64(ctx)) {
+    SEQRT_ASSIGN_OR_RETURN(DType stash, stash_dtype(ctx));
+    return run_layer_norm_f64(ctx, stash);
+  }
   SEQRT_RETURN_IF_ERROR(check_floats(ctx));
   const Tensor& x_in = *ctx.input(0);
   const Tensor* bias_in = ctx.input(2);
@@ -77,9 +193,9 @@ Status run_layer_norm(KernelContext& ctx) {
                                         static_cast<int64_t>(x_in.rank())));
   NormalizedRows split = split_rows(x_in.dims(), axis);
   SEQRT_ASSIGN_OR_RETURN(
-      RowParam scale,
+      RowParam<> scale,
       expand_param(ctx, "input 'Scale'", *ctx.input(1), x_in, axis, split));
-  RowParam bias;
+  RowParam<> bias;
   if (bias_in) {
     SEQRT_ASSIGN_OR_RETURN(
         bias, expand_param(ctx, "input 'B'", *bias_in, x_in, axis, split));
@@ -124,6 +240,10 @@ Status run_layer_norm(KernelContext& ctx) {
 }
 
 Status run_rms_norm(KernelContext& ctx) {
+  if (all_f64(ctx)) {
+    SEQRT_RETURN_IF_ERROR(stash_dtype(ctx).status());
+    return run_rms_norm_f64(ctx);
+  }
   SEQRT_RETURN_IF_ERROR(check_floats(ctx));
   const Tensor& x_in = *ctx.input(0);
   const Tensor& scale_in = *ctx.input(1);
@@ -133,7 +253,7 @@ Status run_rms_norm(KernelContext& ctx) {
                                         static_cast<int64_t>(x_in.rank())));
   NormalizedRows split = split_rows(x_in.dims(), axis);
   SEQRT_ASSIGN_OR_RETURN(
-      RowParam scale,
+      RowParam<> scale,
       expand_param(ctx, "input 'scale'", scale_in, x_in, axis, split));
   SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(x_in));
   SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, x.dims()));
@@ -156,17 +276,12 @@ Status run_rms_norm(KernelContext& ctx) {
   return set_output_as(ctx, 0, y, scale_in.dtype());
 }
 
-Status supports_norm(const Graph& graph, const Node& node) {
-  return require_all_f32_family(graph, node);
-}
-
 }  // namespace
 
 void register_normalization_kernels(KernelTable& table) {
-  table.add(CpuKernel{kOnnxDomain, "LayerNormalization", run_layer_norm,
-                      supports_norm});
   table.add(
-      CpuKernel{kOnnxDomain, "RMSNormalization", run_rms_norm, supports_norm});
+      CpuKernel{kOnnxDomain, "LayerNormalization", run_layer_norm, nullptr});
+  table.add(CpuKernel{kOnnxDomain, "RMSNormalization", run_rms_norm, nullptr});
 }
 
 }  // namespace seqrt::cpu

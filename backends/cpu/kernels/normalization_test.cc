@@ -1,6 +1,6 @@
 // CPU LayerNormalization, RMSNormalization, Softmax and LogSoftmax against
 // the reference: axes, wide rows with vector tails, parameters that vary by
-// row, the optional statistics outputs, large logits, f16.
+// row, the optional statistics outputs, large logits, f16 and f64.
 #include <gtest/gtest.h>
 
 #include "backends/cpu/kernels/kernel_test_util.h"
@@ -53,6 +53,27 @@ TEST(CpuSoftmax, AxesAndLargeValues) {
         kOnnxDomain, op, {uniform({3, 9}, 23, -4, 4, DType::kF16)}, {}, 2e-3);
     expect_matches_reference(kOnnxDomain, op, {uniform({600, 300}, 24)}, {},
                              1e-6);
+  }
+}
+
+TEST(CpuNormalization, DoubleInputsComputeInDouble) {
+  auto f64 = [](std::vector<int64_t> dims, uint64_t seed) {
+    return uniform(std::move(dims), seed, -3, 3, DType::kF64);
+  };
+  Tensor x = f64({3, 5, 8}, 31);
+  expect_matches_reference(kOnnxDomain, "LayerNormalization",
+                           {x, f64({8}, 32), f64({5, 8}, 33)},
+                           {{"stash_type", int64_t{11}}}, 1e-13, 3);
+  expect_matches_reference(kOnnxDomain, "LayerNormalization",
+                           {x, f64({3, 1, 1}, 34)}, {{"axis", int64_t{1}}},
+                           1e-13, 3);
+  expect_matches_reference(kOnnxDomain, "RMSNormalization", {x, f64({8}, 35)},
+                           {}, 1e-13);
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    for (int64_t axis : {0, -1}) {
+      expect_matches_reference(kOnnxDomain, op, {f64({4, 9}, 36)},
+                               {{"axis", axis}}, 1e-14);
+    }
   }
 }
 

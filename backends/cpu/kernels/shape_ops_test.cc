@@ -1,6 +1,9 @@
-// CPU kernels of Shape, Size, Constant, ConstantOfShape, Range and Cast
-// against the reference, bit for bit.
+// CPU kernels of Shape, Size, Constant, ConstantOfShape, Range, Cast and
+// CastLike against the reference, bit for bit.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
 
 #include "backends/cpu/kernels/kernel_test_util.h"
 
@@ -41,6 +44,35 @@ TEST(CpuShapeOps, ValuesAndCast) {
   }
   expect_same("Cast", {op_testing::i64({3}, {-1, 0, 1 << 20})},
               {{"to", int64_t{1}}});
+}
+
+// Every pair of dtypes, on values that reach each conversion rule: NaN,
+// infinities, out-of-range values that saturate or wrap, negative zero.
+TEST(CpuShapeOps, CastEveryDtypePair) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> values = {0.0,    -0.0,  1.5,   -1.5,        127.7,
+                                -129.0, 255.9, 300.0, 7e9,         -7e9,
+                                1e20,   inf,   -inf,  std::nan("")};
+  const DType dtypes[] = {DType::kF32, DType::kF16, DType::kBF16,
+                          DType::kF64, DType::kI8,  DType::kU8,
+                          DType::kI32, DType::kI64, DType::kBool};
+  for (DType from : dtypes) {
+    Tensor x =
+        Tensor::allocate(from, {static_cast<int64_t>(values.size())}).value();
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (is_float(from)) {
+        x.set_element_f64(static_cast<int64_t>(i), values[i]);
+      } else {  // wrap into the dtype, as integer inputs would
+        double v = std::fabs(values[i]) < 9e18 ? values[i] : 0.0;
+        x.set_element_i64(static_cast<int64_t>(i), static_cast<int64_t>(v));
+      }
+    }
+    for (DType to : dtypes) {
+      SCOPED_TRACE(std::string(dtype_name(from)) + " to " + dtype_name(to));
+      Tensor like = Tensor::allocate(to, {1}).value();
+      expect_same("CastLike", {x, like});
+    }
+  }
 }
 
 }  // namespace

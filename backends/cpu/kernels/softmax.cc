@@ -1,7 +1,8 @@
 // CPU kernels of Softmax and LogSoftmax along any axis: each line is
 // shifted by its max, exponentiated and summed in one vectorised pass. Lines
 // along the last axis are contiguous; other axes are gathered into a
-// per-thread buffer first. Parallel over lines.
+// per-thread buffer first. Parallel over lines. f64 computes in double
+// with scalar loops, as the reference.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -36,8 +37,49 @@ void softmax_line(const float* x, float* y, float* scratch, size_t n,
   }
 }
 
+// Softmax in double of the line x[0], x[stride], ... into y likewise.
+void softmax_line_f64(const double* x, double* y, int64_t n, int64_t stride,
+                      bool log) {
+  double max = -INFINITY;
+  for (int64_t k = 0; k < n; ++k) max = std::fmax(max, x[k * stride]);
+  double sum = 0.0;
+  for (int64_t k = 0; k < n; ++k) sum += std::exp(x[k * stride] - max);
+  for (int64_t k = 0; k < n; ++k) {
+    double shifted = x[k * stride] - max;
+    y[k * stride] = log ? shifted - std::log(sum) : std::exp(shifted) / sum;
+  }
+}
+
+Status run_softmax_f64(KernelContext& ctx, int64_t axis, bool log) {
+  const Tensor& x = *ctx.input(0);
+  SEQRT_ASSIGN_OR_RETURN(Tensor * y,
+                         ctx.allocate_output(0, x.dtype(), x.dims()));
+  const int64_t rank = static_cast<int64_t>(x.rank());
+  const int64_t length = rank == 0 ? 1 : x.dim(axis);
+  const int64_t inner = rank == 0 ? 1 : strides_of(x.dims())[axis];
+  const int64_t lines = length == 0 ? 0 : x.num_elements() / length;
+  const double* px = x.data_as<double>();
+  double* py = y->mutable_data_as<double>();
+  parallel_chunks(
+      lines, std::max<int64_t>(1, kGrain / std::max<int64_t>(length, 1)),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t line = begin; line < end; ++line) {
+          int64_t base = (line / inner) * length * inner + line % inner;
+          softmax_line_f64(px + base, py + base, length, inner, log);
+        }
+      });
+  return Status::ok();
+}
+
 Status run_softmax(KernelContext& ctx, bool log) {
   const Tensor& x_in = *ctx.input(0);
+  if (x_in.dtype() == DType::kF64) {
+    const int64_t rank = static_cast<int64_t>(x_in.rank());
+    SEQRT_ASSIGN_OR_RETURN(
+        int64_t axis,
+        normalize_axis(ctx, ctx.attr_int("axis"), rank == 0 ? 1 : rank));
+    return run_softmax_f64(ctx, axis, log);
+  }
   if (!is_f32_family(x_in.dtype())) {
     return ctx.unsupported_error(
         "{} input: the CPU backend computes f32/f16/bf16 only",
@@ -73,20 +115,15 @@ Status run_softmax(KernelContext& ctx, bool log) {
   return set_output_as(ctx, 0, y, x_in.dtype());
 }
 
-Status supports_softmax(const Graph& graph, const Node& node) {
-  return require_all_f32_family(graph, node);
-}
-
 }  // namespace
 
 void register_softmax_kernels(KernelTable& table) {
-  table.add(
-      CpuKernel{kOnnxDomain, "Softmax",
-                [](KernelContext& ctx) { return run_softmax(ctx, false); },
-                supports_softmax});
+  table.add(CpuKernel{
+      kOnnxDomain, "Softmax",
+      [](KernelContext& ctx) { return run_softmax(ctx, false); }, nullptr});
   table.add(CpuKernel{kOnnxDomain, "LogSoftmax",
                       [](KernelContext& ctx) { return run_softmax(ctx, true); },
-                      supports_softmax});
+                      nullptr});
 }
 
 }  // namespace seqrt::cpu
