@@ -10,7 +10,6 @@ cannot hold. 1e-5 is a few times that and far below any real mistake
 
 import os
 import pathlib
-import re
 import subprocess
 from typing import Dict, Sequence
 
@@ -28,30 +27,6 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 BACKENDS = ("reference", "cpu")
 
 
-SEQUENCE_OPS = {"Attention", "Retention", "SelectiveScan", "SSD", "RungeKutta",
-                "NeuralMemory", "LinearAttention", "CausalConvWithState"}
-
-
-class MissingCpuKernel(AssertionError):
-    """The CPU backend refused the model only for standard ops it has no
-    kernel for yet (the compile error lists every such node)."""
-
-
-def _missing_cpu_kernels(stderr: str):
-    """The ops of a 'cannot run' error, or None for any other error."""
-    if "the CPU backend cannot run" not in stderr:
-        return None
-    return set(re.findall(r"\[(\w+)\] node '", stderr))
-
-
-def expect_cpu_gap(request, backend: str, reason: str) -> None:
-    """Marks a CPU case that cannot run yet for missing standard-op kernels
-    as an expected failure (only that failure; XPASS once they exist)."""
-    if backend == "cpu":
-        request.node.add_marker(pytest.mark.xfail(
-            raises=MissingCpuKernel, strict=False, reason=reason))
-
-
 def seqrt_cli() -> str:
     return os.environ.get("SEQRT_CLI", str(REPO / "build/dev/tools/seqrt"))
 
@@ -67,11 +42,8 @@ def run_seqrt(model_path: pathlib.Path, inputs: Dict[str, np.ndarray],
         args += ["--input", f"{name}={path}"]
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode != 0:
-        message = f"seqrt run on {backend} failed: {proc.stderr.strip()}"
-        missing = _missing_cpu_kernels(proc.stderr)
-        if backend == "cpu" and missing and not missing & SEQUENCE_OPS:
-            raise MissingCpuKernel(message)
-        raise AssertionError(message)
+        raise AssertionError(
+            f"seqrt run on {backend} failed: {proc.stderr.strip()}")
     return {p.stem: np.load(p) for p in out_dir.glob("*.npy")}
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import torch
 
 from seqrt.export import layers
-from conftest import ATOL, RTOL, cross_check, expect_cpu_gap
+from conftest import ATOL, RTOL, cross_check
 
 DIM, HEADS = 32, 4
 
@@ -23,10 +23,7 @@ class OneInput(torch.nn.Module):
         return self.layer(x)
 
 
-def test_encoder_layer(backend, tmp_path, request):
-    expect_cpu_gap(request, backend,
-                   "CPU backend: no i64 Add/Div/Mul kernels yet (torch's "
-                   "multi-head attention export computes its split in i64)")
+def test_encoder_layer(backend, tmp_path):
     layer = torch.nn.TransformerEncoderLayer(DIM, HEADS, dim_feedforward=64,
                                              dropout=0.0, batch_first=True)
     cross_check(OneInput(layer), {"x": torch.randn(2, 10, DIM)}, ["y"], tmp_path,
