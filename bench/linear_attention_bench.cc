@@ -1,6 +1,16 @@
-// CPU Retention and LinearAttention: prefill of T = 2048 tokens with H = 8
-// heads and d_k = d_v = 64 in each form (chunkwise, recurrent), and one
-// decode step from a carried state. Items are tokens·heads.
+// CPU Retention and LinearAttention at the shape: B = 1, H = 8,
+// d_k = d_v = 128, prefill of T ∈ {1024, 4096} tokens in each form
+// (chunkwise, recurrent, and the automatic choice), and one decode step
+// from a carried state.
+//
+// Flops. GFLOP/s and peak_frac count the same useful work for every form:
+// the recurrent form's two products per token and head (the rank-1 update
+// k_tᵀ v_t and the read q_t S_t), 4·d_k·d_v flops, so the forms compare like
+// for like. The chunkwise form really does more (the intra-chunk products
+// over full C×C blocks, 2·C·(d_k + d_v) per token, plus the delta rules'
+// K Kᵀ, K S and substitution); `chunk_flops` states that count per token and
+// head for the chunk length used, and `work_GFLOP/s` the rate over it.
+// The decode step reports GB/s over the state it reads and writes.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -10,12 +20,15 @@
 
 #include "backends/cpu/kernels/linear_attention.h"
 #include "backends/cpu/kernels/retention.h"
+#include "bench/roofline.h"
 #include "ops/registry.h"
 
 namespace seqrt::cpu {
 namespace {
 
-constexpr int64_t kHeads = 8, kDk = 64, kDv = 64;
+constexpr int64_t kHeads = 8, kDk = 128, kDv = 128;
+// The default chunk_size of both ops.
+constexpr int64_t kChunk = 64;
 
 Tensor random_f32(std::vector<int64_t> dims, uint64_t seed, float lo = -1.0f,
                   float hi = 1.0f) {
@@ -32,11 +45,47 @@ Tensor random_f32(std::vector<int64_t> dims, uint64_t seed, float lo = -1.0f,
   return t;
 }
 
+// Useful flops per token and head, the same for every form.
+double useful_flops() { return 4.0 * kDk * kDv; }
+
+// Flops per token and head of the chunkwise algorithm with chunks of
+// `length` tokens: Q S and Kᵀ V (4·d_k·d_v) and the causal halves of Q Kᵀ
+// and P V ((C + 1)·(d_k + d_v)); the delta rules add K S (2·d_k·d_v), the
+// strictly lower K Kᵀ and the substitution ((C − 1)·(d_k + d_v)). The
+// kernel's tiles (6 rows × 16 columns on AVX2) run a little more than the
+// causal half; this counts the algorithm's work, not the tiles'.
+double chunk_flops(int64_t length, bool delta) {
+  double l = static_cast<double>(length);
+  double f = 4.0 * kDk * kDv + (l + 1.0) * (kDk + kDv);
+  if (delta) f += 2.0 * kDk * kDv + (l - 1.0) * (kDk + kDv);
+  return f;
+}
+
+void report(benchmark::State& state, int64_t tokens,
+            std::optional<ScanForm> form, bool delta) {
+  const double token_heads = static_cast<double>(tokens * kHeads);
+  if (tokens == 1) {
+    // A decode step reads and writes every head's state once.
+    bench::report_bytes(state, 2.0 * kHeads * kDk * kDv * sizeof(float));
+    return;
+  }
+  bench::report_flops(state, useful_flops() * token_heads);
+  ScanForm used = form ? *form : choose_scan_form(tokens, kChunk);
+  if (used == ScanForm::kRecurrent) return;
+  int64_t length = chunk_length_for(used, tokens, kChunk, kDk, kDv);
+  double work = chunk_flops(length, delta);
+  state.counters["chunk"] = static_cast<double>(length);
+  state.counters["chunk_flops"] = work;
+  state.counters["work_GFLOP/s"] = benchmark::Counter(
+      work * token_heads * static_cast<double>(state.iterations()) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
 // One node of `op` over `inputs`, run by `kernel` once per iteration.
 template <typename Kernel>
 void run_node(benchmark::State& state, const std::string& domain,
               const std::string& op, const std::vector<Tensor>& inputs,
-              const AttrMap& attrs, Kernel kernel, int64_t tokens) {
+              const AttrMap& attrs, Kernel kernel) {
   const OpSchema* schema = OpRegistry::global().find(domain, op);
   Node node;
   node.name = "bench";
@@ -59,21 +108,21 @@ void run_node(benchmark::State& state, const std::string& domain,
     }
     benchmark::DoNotOptimize(ctx.outputs()[0].data());
   }
-  state.SetItemsProcessed(state.iterations() * tokens * kHeads);
 }
 
-void retention(benchmark::State& state, int64_t t,
-               std::optional<ScanForm> form) {
+void retention(benchmark::State& state, std::optional<ScanForm> form) {
+  const int64_t t = state.range(0);
   std::vector<Tensor> inputs = {
       random_f32({1, kHeads, t, kDk}, 1), random_f32({1, kHeads, t, kDk}, 2),
       random_f32({1, kHeads, t, kDv}, 3), random_f32({1, kHeads, kDk, kDv}, 4)};
-  run_node(
-      state, kSeqrtDomain, "Retention", inputs, {},
-      [form](KernelContext& ctx) { return run_retention_cpu(ctx, form); }, t);
+  run_node(state, kSeqrtDomain, "Retention", inputs, {},
+           [form](KernelContext& ctx) { return run_retention_cpu(ctx, form); });
+  report(state, t, form, false);
 }
 
 void linear_attention(benchmark::State& state, const std::string& rule,
-                      int64_t t, std::optional<ScanForm> form) {
+                      std::optional<ScanForm> form) {
+  const int64_t t = state.range(0);
   std::vector<Tensor> inputs = {
       random_f32({1, t, kHeads * kDk}, 1),
       random_f32({1, t, kHeads * kDk}, 2, -0.1f, 0.1f),
@@ -84,62 +133,50 @@ void linear_attention(benchmark::State& state, const std::string& rule,
   AttrMap attrs = {{"update_rule", Attribute(rule)},
                    {"q_num_heads", Attribute(kHeads)},
                    {"kv_num_heads", Attribute(kHeads)}};
-  run_node(
-      state, kOnnxDomain, "LinearAttention", inputs, attrs,
-      [form](KernelContext& ctx) {
-        return run_linear_attention_cpu(ctx, form);
-      },
-      t);
+  run_node(state, kOnnxDomain, "LinearAttention", inputs, attrs,
+           [form](KernelContext& ctx) {
+             return run_linear_attention_cpu(ctx, form);
+           });
+  report(state, t, form, rule == "delta" || rule == "gated_delta");
 }
 
-void BM_RetentionPrefill_Chunkwise(benchmark::State& s) {
-  retention(s, 2048, ScanForm::kChunkwise);
+// Prefill at the lengths; T = 1 is the decode step.
+void prefill(benchmark::internal::Benchmark* b) {
+  b->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime();
 }
-void BM_RetentionPrefill_Recurrent(benchmark::State& s) {
-  retention(s, 2048, ScanForm::kRecurrent);
-}
-void BM_RetentionPrefill_Auto(benchmark::State& s) {
-  retention(s, 2048, std::nullopt);
-}
-void BM_RetentionDecodeStep_Auto(benchmark::State& s) {
-  retention(s, 1, std::nullopt);
-}
-void BM_LinearAttentionGatedPrefill_Chunkwise(benchmark::State& s) {
-  linear_attention(s, "gated", 2048, ScanForm::kChunkwise);
-}
-void BM_LinearAttentionGatedPrefill_Recurrent(benchmark::State& s) {
-  linear_attention(s, "gated", 2048, ScanForm::kRecurrent);
-}
-void BM_LinearAttentionGatedDeltaPrefill_Chunkwise(benchmark::State& s) {
-  linear_attention(s, "gated_delta", 2048, ScanForm::kChunkwise);
-}
-void BM_LinearAttentionGatedDeltaPrefill_Recurrent(benchmark::State& s) {
-  linear_attention(s, "gated_delta", 2048, ScanForm::kRecurrent);
-}
-void BM_LinearAttentionGatedDecodeStep_Auto(benchmark::State& s) {
-  linear_attention(s, "gated", 1, std::nullopt);
-}
-void BM_LinearAttentionGatedDeltaDecodeStep_Auto(benchmark::State& s) {
-  linear_attention(s, "gated_delta", 1, std::nullopt);
+void decode(benchmark::internal::Benchmark* b) {
+  b->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 
-BENCHMARK(BM_RetentionPrefill_Chunkwise)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_RetentionPrefill_Recurrent)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_RetentionPrefill_Auto)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_RetentionDecodeStep_Auto)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_LinearAttentionGatedPrefill_Chunkwise)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_LinearAttentionGatedPrefill_Recurrent)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_LinearAttentionGatedDeltaPrefill_Chunkwise)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_LinearAttentionGatedDeltaPrefill_Recurrent)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_LinearAttentionGatedDecodeStep_Auto)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_LinearAttentionGatedDeltaDecodeStep_Auto)
-    ->Unit(benchmark::kMicrosecond);
+constexpr std::optional<ScanForm> kChunkwise = ScanForm::kChunkwise;
+constexpr std::optional<ScanForm> kRecurrent = ScanForm::kRecurrent;
+constexpr std::optional<ScanForm> kAuto = std::nullopt;
+
+BENCHMARK_CAPTURE(retention, chunkwise, kChunkwise)->Apply(prefill);
+BENCHMARK_CAPTURE(retention, recurrent, kRecurrent)->Apply(prefill);
+BENCHMARK_CAPTURE(retention, step, kAuto)->Apply(decode);
+
+BENCHMARK_CAPTURE(linear_attention, gated_chunkwise, "gated", kChunkwise)
+    ->Apply(prefill);
+BENCHMARK_CAPTURE(linear_attention, gated_recurrent, "gated", kRecurrent)
+    ->Apply(prefill);
+BENCHMARK_CAPTURE(linear_attention, gated_step, "gated", kAuto)->Apply(decode);
+BENCHMARK_CAPTURE(linear_attention, gated_delta_chunkwise, "gated_delta",
+                  kChunkwise)
+    ->Apply(prefill);
+BENCHMARK_CAPTURE(linear_attention, gated_delta_recurrent, "gated_delta",
+                  kRecurrent)
+    ->Apply(prefill);
+BENCHMARK_CAPTURE(linear_attention, gated_delta_step, "gated_delta", kAuto)
+    ->Apply(decode);
+BENCHMARK_CAPTURE(linear_attention, linear_chunkwise, "linear", kChunkwise)
+    ->Apply(prefill);
+BENCHMARK_CAPTURE(linear_attention, linear_recurrent, "linear", kRecurrent)
+    ->Apply(prefill);
+BENCHMARK_CAPTURE(linear_attention, delta_chunkwise, "delta", kChunkwise)
+    ->Apply(prefill);
+BENCHMARK_CAPTURE(linear_attention, delta_recurrent, "delta", kRecurrent)
+    ->Apply(prefill);
 
 }  // namespace
 }  // namespace seqrt::cpu
-

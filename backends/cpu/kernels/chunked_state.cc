@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "backends/cpu/float_io.h"
-#include "backends/cpu/simd/gemm.h"
+#include "backends/cpu/kernels/chunk_gemm.h"
 #include "backends/cpu/simd/vec.h"
 
 namespace seqrt::cpu {
@@ -34,9 +34,12 @@ ScanForm choose_scan_form(int64_t seq, int64_t chunk_size) {
   return ScanForm::kChunkwise;
 }
 
-int64_t chunk_length_for(ScanForm form, int64_t seq, int64_t chunk_size) {
+int64_t chunk_length_for(ScanForm form, int64_t seq, int64_t chunk_size,
+                         int64_t dk, int64_t dv) {
   if (form == ScanForm::kParallel) return std::max<int64_t>(seq, 1);
-  return std::max<int64_t>(std::min(seq, chunk_size), 1);
+  const int64_t cap =
+      std::max(kMinChunk, dk * dv / std::max<int64_t>(2 * (dk + dv), 1));
+  return std::max<int64_t>(std::min({seq, chunk_size, cap}), 1);
 }
 
 void ChunkDecay::set(const double* cum_log, int64_t l) {
@@ -72,69 +75,116 @@ void ChunkDecay::set_constant(double gamma, int64_t l) {
   set(cum.data(), l);
 }
 
-void ChunkWork::reserve(int64_t groups, int64_t length, int64_t dk,
-                        int64_t dv) {
-  scores.resize(groups * length * length);
-  qd.resize(groups * length * dk);
+void ChunkWork::reserve(int64_t length, int64_t dk, int64_t dv) {
+  scores.resize(length * length);
+  qd.resize(length * dk);
   vd.resize(length * dv);
+  kt.resize(dk * length);
 }
 
-void chunk_step(const ChunkDecay& decay, int64_t groups, int64_t dk, int64_t dv,
-                const float* q, const float* k, const float* v,
-                const ChunkScales& scales, float* state, float* y,
-                ChunkWork& work) {
-  const int64_t l = decay.length;
-  const int64_t rows = groups * l;
-  float* scores = work.scores.data();
-  // Intra-chunk: causal, decayed scores, then their product with V.
-  sgemm(false, true, rows, l, dk, scales.qk, q, dk, k, dk, 0.0f, scores, l);
+namespace {
+
+// dst (rows × cols, contiguous) = diag(f)·src (row stride ld).
+void scale_rows(const float* f, const float* src, int64_t ld, int64_t rows,
+                int64_t cols, float* dst) {
   for (int64_t r = 0; r < rows; ++r) {
-    int64_t j = r % l;
-    float* row = scores + r * l;
+    const float s = f[r];
+    const float* in = src + r * ld;
+    float* out = dst + r * cols;
+    for (int64_t i = 0; i < cols; ++i) out[i] = s * in[i];
+  }
+}
+
+// One query head of a chunk: y = α_qk (Q Kᵀ ⊙ D) V + α_qs diag(e^{c}) Q R.
+// Both products over the chunk are causal: the tiles above the diagonal of
+// Q Kᵀ are skipped, and so are the zeros of the masked scores in P V.
+void head_outputs(const ChunkDecay& decay, int64_t dk, int64_t dv,
+                  const float* q, int64_t ldq, const ChunkRows& rows,
+                  const ChunkScales& scales, const float* state, float* y,
+                  ChunkWork& work) {
+  const int64_t l = decay.length;
+  float* scores = work.scores.data();
+  chunk_gemm(l, l, dk, scales.qk, {q, ldq}, work.kt.data(), l, 0.0f, scores, l,
+             Triangle::kLowerC);
+  for (int64_t j = 0; j < l; ++j) {
+    float* row = scores + j * l;
     const float* mask = decay.intra.data() + j * l;
     for (int64_t s = 0; s <= j; ++s) row[s] *= mask[s];
     std::fill(row + j + 1, row + l, 0.0f);
   }
-  sgemm(false, false, rows, dv, l, 1.0f, scores, l, v, dv, 0.0f, y, dv);
-  // Inter-chunk: what the carried state contributes to each token.
-  const float* q_read = q;
+  chunk_gemm(l, dv, l, 1.0f, {scores, l}, rows.v, rows.ldv, 0.0f, y, rows.ldy,
+             Triangle::kLowerA);
+  GemmOperand q_read{q, ldq};
   if (!decay.all_ones) {
-    for (int64_t r = 0; r < rows; ++r) {
-      float f = decay.query[r % l];
-      const float* src = q + r * dk;
-      float* dst = work.qd.data() + r * dk;
-      for (int64_t i = 0; i < dk; ++i) dst[i] = f * src[i];
-    }
-    q_read = work.qd.data();
+    scale_rows(decay.query.data(), q, ldq, l, dk, work.qd.data());
+    q_read = {work.qd.data(), dk};
   }
-  sgemm(false, false, rows, dv, dk, scales.qs, q_read, dk, state, dv, 1.0f, y,
-        dv);
+  chunk_gemm(l, dv, dk, scales.qs, q_read, state, dv, 1.0f, y, rows.ldy);
+}
+
+// Every cache line of rows × cols floats with row stride ld.
+void prefetch_rows(const float* data, int64_t rows, int64_t cols, int64_t ld,
+                   bool for_write) {
+  constexpr int64_t kLineFloats = 16;  // 64-byte lines
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = data + r * ld;
+    for (int64_t c = 0; c < cols; c += kLineFloats) {
+      if (for_write) {
+        __builtin_prefetch(row + c, 1, 2);
+      } else {
+        __builtin_prefetch(row + c, 0, 2);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void prefetch_chunk(const ChunkRows& rows, int64_t groups, int64_t length,
+                    int64_t dk, int64_t dv) {
+  for (int64_t h = 0; h < groups; ++h) {
+    prefetch_rows(rows.q + h * rows.q_head, length, dk, rows.ldq, false);
+    prefetch_rows(rows.y + h * rows.y_head, length, dv, rows.ldy, true);
+  }
+  prefetch_rows(rows.k, length, dk, rows.ldk, false);
+  prefetch_rows(rows.v, length, dv, rows.ldv, false);
+}
+
+void chunk_step(const ChunkDecay& decay, int64_t groups, int64_t dk, int64_t dv,
+                const ChunkRows& rows, const ChunkScales& scales, float* state,
+                ChunkWork& work) {
+  const int64_t l = decay.length;
+  transpose_block(rows.k, l, dk, rows.ldk, work.kt.data(), l);
+  for (int64_t h = 0; h < groups; ++h) {
+    head_outputs(decay, dk, dv, rows.q + h * rows.q_head, rows.ldq, rows,
+                 scales, state, rows.y + h * rows.y_head, work);
+  }
   // Carry the state past the chunk: R' = e^{c_{L−1}} R + c·Kᵀ(V ⊙ ζ).
-  const float* v_write = v;
+  const float* v_write = rows.v;
+  int64_t ldv = rows.ldv;
   if (!decay.all_ones) {
-    for (int64_t s = 0; s < l; ++s) {
-      float f = decay.value[s];
-      const float* src = v + s * dv;
-      float* dst = work.vd.data() + s * dv;
-      for (int64_t j = 0; j < dv; ++j) dst[j] = f * src[j];
-    }
+    scale_rows(decay.value.data(), rows.v, rows.ldv, l, dv, work.vd.data());
     v_write = work.vd.data();
+    ldv = dv;
   }
-  sgemm(true, false, dk, dv, l, scales.kv, k, dk, v_write, dv, decay.state,
-        state, dv);
+  chunk_gemm(dk, dv, l, scales.kv, {rows.k, rows.ldk, true}, v_write, ldv,
+             decay.state, state, dv);
 }
 
 void delta_values(const ChunkDecay& decay, int64_t dk, int64_t dv,
-                  const float* k, const float* v, const float* beta,
-                  const float* state, float* delta, ChunkWork& work) {
+                  const float* k, int64_t ldk, const float* v, int64_t ldv,
+                  const float* beta, const float* state, float* delta,
+                  ChunkWork& work) {
   const int64_t l = decay.length;
   float* ks = work.vd.data();      // K S, L×dv
-  float* kk = work.scores.data();  // K Kᵀ, L×L
-  sgemm(false, false, l, dv, dk, 1.0f, k, dk, state, dv, 0.0f, ks, dv);
-  sgemm(false, true, l, l, dk, 1.0f, k, dk, k, dk, 0.0f, kk, l);
+  float* kk = work.scores.data();  // K Kᵀ, L×L (strictly lower part used)
+  float* kt = work.kt.data();
+  chunk_gemm(l, dv, dk, 1.0f, {k, ldk}, state, dv, 0.0f, ks, dv);
+  transpose_block(k, l, dk, ldk, kt, l);
+  chunk_gemm(l, l, dk, 1.0f, {k, ldk}, kt, l, 0.0f, kk, l, Triangle::kLowerC);
   for (int64_t j = 0; j < l; ++j) {
     float* dj = delta + j * dv;
-    const float* vj = v + j * dv;
+    const float* vj = v + j * ldv;
     const float* ksj = ks + j * dv;
     const float read = decay.query[j];  // e^{c_j}: S as token j sees it
     for (int64_t c = 0; c < dv; ++c) dj[c] = beta[j] * (vj[c] - read * ksj[c]);

@@ -28,8 +28,17 @@ inline constexpr int64_t kRecurrentMaxSeq = 16;
 // The one rule: token loop for short inputs, one chunk (the parallel form)
 // when the whole input fits the chunk, else chunks of `chunk_size`.
 ScanForm choose_scan_form(int64_t seq, int64_t chunk_size);
-// The chunk length a form uses for `seq` tokens.
-int64_t chunk_length_for(ScanForm form, int64_t seq, int64_t chunk_size);
+// The chunk length a form uses for `seq` tokens of d_k × d_v heads. The
+// parallel form is one chunk. Chunks follow the `chunk_size` hint up to a
+// cap set by the shape: per token a chunk costs 4·d_k·d_v flops in its
+// state products and about C·(d_k + d_v) in its causal intra-chunk ones, so
+// C is capped at d_k·d_v / (2(d_k + d_v)) (at least kMinChunk), where the
+// intra-chunk work stays within an eighth of the total. Longer chunks only
+// add work; on this machine (AVX2) C = 16 and 32 run alike at d = 128 and
+// C = 64 is slower.
+int64_t chunk_length_for(ScanForm form, int64_t seq, int64_t chunk_size,
+                         int64_t dk, int64_t dv);
+inline constexpr int64_t kMinChunk = 16;
 
 // Decay factors of one chunk (see the header comment).
 struct ChunkDecay {
@@ -54,20 +63,43 @@ struct ChunkScales {
   float kv = 1.0f;
 };
 
-// Scratch reused across chunks of one (batch, head) task.
+// Scratch reused across chunks of one (batch, head) task; every buffer
+// serves one head of the chunk at a time.
 struct ChunkWork {
-  std::vector<float> scores;  // (G·L)×L
-  std::vector<float> qd;      // (G·L)×dk
+  std::vector<float> scores;  // L×L
+  std::vector<float> qd;      // L×dk
   std::vector<float> vd;      // L×dv
-  void reserve(int64_t groups, int64_t length, int64_t dk, int64_t dv);
+  std::vector<float> kt;      // dk×L: Kᵀ, the right operand of Q Kᵀ
+  void reserve(int64_t length, int64_t dk, int64_t dv);
 };
 
-// One chunk for `groups` query heads sharing one state: q is (G·L)×dk (head
-// blocks of L rows), k L×dk, v L×dv, y (G·L)×dv, state dk×dv, all
-// contiguous. Updates `state` to the state after the chunk.
+// Where chunk_step reads one chunk's rows: row-major blocks with row
+// strides ld*; `groups` query heads share the state, head h's rows of q and
+// y start at q + h·q_head and y + h·y_head.
+struct ChunkRows {
+  const float* q;
+  int64_t ldq;
+  int64_t q_head;
+  const float* k;
+  int64_t ldk;
+  const float* v;
+  int64_t ldv;
+  float* y;
+  int64_t ldy;
+  int64_t y_head;
+};
+
+// Asks for the rows of a coming chunk (length tokens) to be brought into
+// cache while the current one computes: a chunk's inputs are read once, so
+// without this each chunk starts by waiting on memory.
+void prefetch_chunk(const ChunkRows& rows, int64_t groups, int64_t length,
+                    int64_t dk, int64_t dv);
+
+// One chunk (q: L×dk per head, k: L×dk, v: L×dv, y: L×dv per head) for
+// `groups` query heads sharing one dk×dv `state` (contiguous), which it
+// updates to the state after the chunk.
 void chunk_step(const ChunkDecay& decay, int64_t groups, int64_t dk, int64_t dv,
-                const float* q, const float* k, const float* v,
-                const ChunkScales& scales, float* state, float* y,
+                const ChunkRows& rows, const ChunkScales& scales, float* state,
                 ChunkWork& work);
 
 // The delta rule's chunk form (UT transform): with decay a_t and rate β_t,
@@ -76,11 +108,13 @@ void chunk_step(const ChunkDecay& decay, int64_t groups, int64_t dk, int64_t dv,
 // Unrolling the state inside the chunk makes δ the solution of the unit
 // lower-triangular system (I + M) δ = β ⊙ (V − diag(e^{c}) K S), with
 // M_js = β_j e^{c_j − c_s} (k_j · k_s) for s < j, solved by forward
-// substitution. k is L×dk, v L×dv, beta L values, state dk×dv; writes δ
-// (L×dv, must not alias work buffers). Uses work.scores and work.vd.
+// substitution. k is L×dk (row stride ldk), v L×dv (ldv), beta L values,
+// state dk×dv; writes δ (L×dv, contiguous, must not alias work buffers).
+// Uses work.scores, work.vd and work.kt.
 void delta_values(const ChunkDecay& decay, int64_t dk, int64_t dv,
-                  const float* k, const float* v, const float* beta,
-                  const float* state, float* delta, ChunkWork& work);
+                  const float* k, int64_t ldk, const float* v, int64_t ldv,
+                  const float* beta, const float* state, float* delta,
+                  ChunkWork& work);
 
 // y = α·q S (q: dk, S: dk×dv, y: dv).
 void read_state(float alpha, const float* q, const float* state, int64_t dk,

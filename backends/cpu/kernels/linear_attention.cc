@@ -111,50 +111,97 @@ void cumulative_log_decay(const Buffers& x, const Rows& rows, int64_t g,
   }
 }
 
+// A chunk's rows gathered from the packed (B, T, H·d) layout into
+// contiguous blocks, and its outputs scattered back. Read in place, a kv
+// head's rows are H·d floats apart — 4 KiB at H = 8, d = 128 — so they all
+// fall in the same few L1 sets and evict each other inside the products.
+struct PackedChunk {
+  std::vector<float> q, k, v, y;  // q, y: G blocks of L rows
+
+  PackedChunk(int64_t group, int64_t length, int64_t dk, int64_t dv)
+      : q(group * length * dk),
+        k(length * dk),
+        v(length * dv),
+        y(group * length * dv) {}
+
+  // Copies tokens [c0, c0 + len) of kv head g and its query heads.
+  ChunkRows gather(const LinearAttentionProblem& p, const Buffers& x,
+                   const Rows& rows, int64_t g, int64_t c0, int64_t len) {
+    const int64_t dk = p.dk, dv = p.dv, G = p.group;
+    for (int64_t j = 0; j < len; ++j) {
+      std::copy_n(x.k + rows.k(c0 + j, g), dk, k.data() + j * dk);
+      std::copy_n(x.v + rows.v(c0 + j, g), dv, v.data() + j * dv);
+      for (int64_t h = 0; h < G; ++h) {
+        std::copy_n(x.q + rows.q(c0 + j, g * G + h), dk,
+                    q.data() + (h * len + j) * dk);
+      }
+    }
+    return ChunkRows{q.data(), dk, len * dk, k.data(), dk,
+                     v.data(), dv, y.data(), dv,       len * dv};
+  }
+
+  void scatter(const LinearAttentionProblem& p, const Buffers& x,
+               const Rows& rows, int64_t g, int64_t c0, int64_t len) const {
+    for (int64_t h = 0; h < p.group; ++h) {
+      for (int64_t j = 0; j < len; ++j) {
+        std::copy_n(y.data() + (h * len + j) * p.dv, p.dv,
+                    x.out + rows.out(c0 + j, g * p.group + h));
+      }
+    }
+  }
+};
+
+// The next chunk's rows, in place, for prefetch_chunk.
+ChunkRows rows_in_place(const LinearAttentionProblem& p, const Buffers& x,
+                        const Rows& rows, int64_t g, int64_t c0) {
+  return ChunkRows{x.q + rows.q(c0, g * p.group),
+                   p.q_heads * p.dk,
+                   p.dk,
+                   x.k + rows.k(c0, g),
+                   p.kv_heads * p.dk,
+                   x.v + rows.v(c0, g),
+                   p.kv_heads * p.dv,
+                   x.out + rows.out(c0, g * p.group),
+                   p.q_heads * p.dv,
+                   p.dv};
+}
+
 void chunked_task(const LinearAttentionProblem& p, const Buffers& x,
                   int64_t length, int64_t b, int64_t g, float* state) {
   const int64_t dk = p.dk, dv = p.dv, G = p.group;
   const Rows rows{p, b};
   const auto out_scale = static_cast<float>(p.scale);
   const ChunkScales scales{out_scale, out_scale, 1.0f};  // on the output
-  std::vector<float> qc(G * length * dk), kc(length * dk), vc(length * dv),
-      yc(G * length * dv), beta(length), delta(x.beta ? length * dv : 0);
+  std::vector<float> beta(x.beta ? length : 0), delta(x.beta ? length * dv : 0);
   std::vector<double> cum;
   ChunkDecay decay;
   ChunkWork work;
-  work.reserve(G, length, dk, dv);
+  work.reserve(length, dk, dv);
+  PackedChunk packed(G, length, dk, dv);
   for (int64_t c0 = 0; c0 < p.seq; c0 += length) {
     const int64_t len = std::min(length, p.seq - c0);
+    const int64_t next = c0 + length;
+    if (next < p.seq) {
+      prefetch_chunk(rows_in_place(p, x, rows, g, next), G,
+                     std::min(length, p.seq - next), dk, dv);
+    }
     if (x.decay || decay.length != len) {
       cumulative_log_decay(x, rows, g, c0, len, cum);
       decay.set(cum.data(), len);
     }
-    for (int64_t j = 0; j < len; ++j) {
-      std::copy_n(x.k + rows.k(c0 + j, g), dk, kc.data() + j * dk);
-      std::copy_n(x.v + rows.v(c0 + j, g), dv, vc.data() + j * dv);
-      for (int64_t hh = 0; hh < G; ++hh) {
-        std::copy_n(x.q + rows.q(c0 + j, g * G + hh), dk,
-                    qc.data() + (hh * len + j) * dk);
-      }
-      if (x.beta) {
+    ChunkRows chunk = packed.gather(p, x, rows, g, c0, len);
+    if (x.beta) {
+      for (int64_t j = 0; j < len; ++j) {
         beta[j] = x.beta[rows.token(c0 + j) * x.beta_width +
                          (p.beta_per_head ? g : 0)];
       }
+      delta_values(decay, dk, dv, chunk.k, chunk.ldk, chunk.v, chunk.ldv,
+                   beta.data(), state, delta.data(), work);
+      chunk.v = delta.data();
+      chunk.ldv = dv;
     }
-    const float* values = vc.data();
-    if (x.beta) {
-      delta_values(decay, dk, dv, kc.data(), vc.data(), beta.data(), state,
-                   delta.data(), work);
-      values = delta.data();
-    }
-    chunk_step(decay, G, dk, dv, qc.data(), kc.data(), values, scales, state,
-               yc.data(), work);
-    for (int64_t hh = 0; hh < G; ++hh) {
-      for (int64_t j = 0; j < len; ++j) {
-        std::copy_n(yc.data() + (hh * len + j) * dv, dv,
-                    x.out + rows.out(c0 + j, g * G + hh));
-      }
-    }
+    chunk_step(decay, G, dk, dv, chunk, scales, state, work);
+    packed.scatter(p, x, rows, g, c0, len);
   }
 }
 
@@ -220,7 +267,8 @@ Status run_linear_attention_cpu(KernelContext& ctx,
             use_beta ? beta.dim(2) : 0,
             out.data(),
             states.mutable_data_as<float>()};
-  const int64_t length = chunk_length_for(form, p.seq, p.chunk_size);
+  const int64_t length =
+      chunk_length_for(form, p.seq, p.chunk_size, p.dk, p.dv);
   parallel_for(p.batch * p.kv_heads, [&](int64_t task) {
     int64_t b = task / p.kv_heads, g = task % p.kv_heads;
     float* state = x.states + task * p.dk * p.dv;

@@ -43,13 +43,22 @@ void chunked_head(const RetentionProblem& p, double gamma, int64_t length,
   full.set_constant(gamma, length);
   if (p.seq % length != 0) tail.set_constant(gamma, p.seq % length);
   ChunkWork work;
-  work.reserve(1, length, p.dk, p.dv);
+  work.reserve(length, p.dk, p.dv);
   const auto scale = static_cast<float>(p.scale);
   const ChunkScales scales{scale, 1.0f, scale};  // scale is on K
+  auto rows_at = [&](int64_t c0) {
+    return ChunkRows{
+        h.q + c0 * p.dk, p.dk, 0, h.k + c0 * p.dk, p.dk, h.v + c0 * p.dv, p.dv,
+        h.y + c0 * p.dv, p.dv, 0};
+  };
   for (int64_t c0 = 0; c0 < p.seq; c0 += length) {
+    const int64_t next = c0 + length;
+    if (next < p.seq) {
+      prefetch_chunk(rows_at(next), 1, std::min(length, p.seq - next), p.dk,
+                     p.dv);
+    }
     const ChunkDecay& d = p.seq - c0 >= length ? full : tail;
-    chunk_step(d, 1, p.dk, p.dv, h.q + c0 * p.dk, h.k + c0 * p.dk,
-               h.v + c0 * p.dv, scales, h.state, h.y + c0 * p.dv, work);
+    chunk_step(d, 1, p.dk, p.dv, rows_at(c0), scales, h.state, work);
   }
 }
 
@@ -81,7 +90,8 @@ Status run_retention_cpu(KernelContext& ctx, std::optional<ScanForm> forced) {
   }
   const ScanForm form =
       forced ? *forced : choose_scan_form(p.seq, p.chunk_size);
-  const int64_t length = chunk_length_for(form, p.seq, p.chunk_size);
+  const int64_t length =
+      chunk_length_for(form, p.seq, p.chunk_size, p.dk, p.dv);
   const float* qd = q.data_as<float>();
   const float* kd = k.data_as<float>();
   const float* vd = v.data_as<float>();

@@ -50,6 +50,13 @@ TEST(CpuRetention, ChoosesFormByShape) {
   EXPECT_EQ(choose_scan_form(1, 64), ScanForm::kRecurrent);
   EXPECT_EQ(choose_scan_form(64, 64), ScanForm::kParallel);
   EXPECT_EQ(choose_scan_form(65, 64), ScanForm::kChunkwise);
+  // Chunks follow the hint up to the shape's cap (kMinChunk at least).
+  EXPECT_EQ(chunk_length_for(ScanForm::kChunkwise, 4096, 64, 128, 128), 32);
+  EXPECT_EQ(chunk_length_for(ScanForm::kChunkwise, 4096, 64, 64, 64), 16);
+  EXPECT_EQ(chunk_length_for(ScanForm::kChunkwise, 4096, 64, 16, 24), 16);
+  EXPECT_EQ(chunk_length_for(ScanForm::kChunkwise, 4096, 8, 128, 128), 8);
+  EXPECT_EQ(chunk_length_for(ScanForm::kChunkwise, 20, 64, 128, 128), 20);
+  EXPECT_EQ(chunk_length_for(ScanForm::kParallel, 50, 64, 128, 128), 50);
 }
 
 TEST(CpuRetention, EveryFormMatchesReference) {
