@@ -9,6 +9,8 @@
 
 #include <limits>
 
+#include "backends/cpu/simd/fast_exp-inl.h"
+
 #include "backends/cpu/kernels/attention_tile.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -17,29 +19,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
 
-// 2^x within 2.3e-7 relative for x in [-125, 126] (x is clamped to that
-// range): exponent by integer shift, 2^f for f in [-0.5, 0.5] by a degree-5
-// polynomial (coefficients fitted to the relative error).
-HWY_INLINE V Exp2Clamped(D d, V x) {
-  const hn::RebindToSigned<D> di;
-  const V xc = hn::Min(hn::Max(x, hn::Set(d, -125.0f)), hn::Set(d, 126.0f));
-  const V n = hn::Round(xc);
-  const V f = hn::Sub(xc, n);
-  V p = hn::Set(d, 1.326697064e-03f);
-  p = hn::MulAdd(p, f, hn::Set(d, 9.675459936e-03f));
-  p = hn::MulAdd(p, f, hn::Set(d, 5.550742522e-02f));
-  p = hn::MulAdd(p, f, hn::Set(d, 2.402212173e-01f));
-  p = hn::MulAdd(p, f, hn::Set(d, 6.931469440e-01f));
-  p = hn::MulAdd(p, f, hn::Set(d, 1.000000119e+00f));
-  const auto bits =
-      hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(hn::ConvertTo(di, n)));
-  return hn::BitCast(d, bits);
-}
-
-// 2^x as above, but exactly 0 below -125 (and for -inf), so hidden keys
-// weigh nothing.
+// 2^x that is exactly 0 below -126 (and for -inf), so hidden keys weigh
+// nothing; FastExp2 alone stops at 2^-126.
 HWY_INLINE V Exp2(D d, V x) {
-  return hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -125.0f)), Exp2Clamped(d, x));
+  return hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -126.0f)), FastExp2(d, x));
 }
 
 int64_t RowBlockImpl() { return 2 * static_cast<int64_t>(hn::Lanes(D())); }
@@ -155,8 +138,8 @@ void SigmoidLoop(float* st, int64_t count, float bias2) {
   const V one = hn::Set(d, 1.0f);
   for (int64_t i = 0; i < count; i += static_cast<int64_t>(n)) {
     const V s = hn::LoadU(d, st + i);
-    // 1 / (1 + 2^-x); the clamp of 2^-x leaves at most 1.2e-38 for x < -126.
-    V p = hn::Div(one, hn::Add(one, Exp2Clamped(d, hn::Sub(neg_bias, s))));
+    // 1 / (1 + 2^-x); 2^-x is clamped, so x < -127 leaves 5.9e-39, not 0.
+    V p = hn::Div(one, hn::Add(one, FastExp2(d, hn::Sub(neg_bias, s))));
     if (kHidden) p = hn::IfThenZeroElse(hn::Eq(s, neg_inf), p);
     hn::StoreU(p, d, st + i);
   }

@@ -8,6 +8,7 @@
 
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernel_table.h"
+#include "backends/cpu/kernels/neural_memory_step.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/vec.h"
 
@@ -28,73 +29,126 @@ void forward(const NeuralMemoryDims& n, const float* w, const float* x,
   for (int64_t j = 0; j < n.m; ++j) axpy(act[j], w2 + j * n.d, y, n.d);
 }
 
-struct TokenBuffers {
-  explicit TokenBuffers(const NeuralMemoryDims& n)
-      : hidden(n.m), act(n.m), deriv(n.m), back(n.m), residual(n.d) {}
-  std::vector<float> hidden, act, deriv, back, residual;
+// Per-head buffers of the token step. "k" rows are the token's forward at
+// the anchor, "q" rows the retrieval, "next" rows the next token's forward
+// when the update pass computes it (chunk_size 1).
+struct StepBuffers {
+  explicit StepBuffers(const NeuralMemoryDims& n)
+      : k_hidden(n.m),
+        k_act(n.m),
+        k_deriv(n.m),
+        back(n.m),
+        residual(n.d),
+        q_hidden(n.m),
+        q_act(n.m),
+        q_deriv(n.m),
+        next_hidden(n.m),
+        next_act(n.m),
+        next_deriv(n.m),
+        next_residual(n.d) {}
+  std::vector<float> k_hidden, k_act, k_deriv, back, residual;
+  std::vector<float> q_hidden, q_act, q_deriv;
+  std::vector<float> next_hidden, next_act, next_deriv, next_residual;
 };
 
-// One token: gradient at the anchor, then S and W row by row as rank-1
-// updates (S_i = η S_i − θ left_i right; W_i = (1 − α) W_i + S_i).
-void token_update(const NeuralMemoryDims& n, const float* k, const float* v,
-                  float theta, float eta, float alpha, float* state,
-                  TokenBuffers& buf) {
-  const int64_t p_count = n.params();
-  float* w = state;
-  float* s = state + p_count;
-  const float* anchor = state + 2 * p_count;
+// Token t of a head: its forward at the anchor (unless the previous pass
+// left it in buf), the residual and, for depth 2, δ = (r·A2ᵀ) ⊙ act'(h);
+// then one pass per layer over W and S. The passes also accumulate the
+// retrieval of token `ret` (t, or t + 1 for before_update; none when past
+// the end) and, with `fused`, the next token's forward at the new weights.
+void token_step(const NeuralMemoryDims& n, const NeuralMemoryHead& head,
+                int64_t t, bool forward_ready, bool fused, StepBuffers& buf) {
+  const int64_t d = n.d, m = n.m, p_count = n.params();
+  float* w = head.state;
+  float* s = w + p_count;
+  const float* anchor = fused ? w : w + 2 * p_count;
+  const float* k = head.k + t * d;
+  const float* v = head.v + t * d;
+  const int64_t ret = n.retrieve_before ? t + 1 : t;
+  const bool has_ret = ret < n.seq;
+  const bool has_next = fused && t + 1 < n.seq;
   float* r = buf.residual.data();
-  forward(n, anchor, k, buf.hidden.data(), buf.act.data(), buf.deriv.data(), r);
-  for (int64_t l = 0; l < n.d; ++l) r[l] = 2.0f * (r[l] - v[l]);
-  // Rows of W1 pair k_i with δ (depth 2) or r (depth 1).
-  const float* delta = r;
-  int64_t width = n.d;
-  if (n.depth == 2) {
-    const float* anchor2 = anchor + n.d * n.m;
-    for (int64_t j = 0; j < n.m; ++j) {
-      buf.back[j] = dot(r, anchor2 + j * n.d, n.d) * buf.deriv[j];
-    }
-    delta = buf.back.data();
-    width = n.m;
+  if (!forward_ready) {
+    forward(n, anchor, k, buf.k_hidden.data(), buf.k_act.data(),
+            buf.k_deriv.data(), r);
   }
-  auto update_rows = [&](const float* left, int64_t rows, const float* right,
-                         int64_t cols, float* wl, float* sl) {
-    for (int64_t i = 0; i < rows; ++i) {
-      float* s_row = sl + i * cols;
-      float* w_row = wl + i * cols;
-      scale(eta, s_row, cols);
-      axpy(-theta * left[i], right, s_row, cols);
-      scale(1.0f - alpha, w_row, cols);
-      axpy(1.0f, s_row, w_row, cols);
-    }
-  };
-  update_rows(k, n.d, delta, width, w, s);
-  if (n.depth == 2) {
-    update_rows(buf.act.data(), n.m, r, n.d, w + n.d * n.m, s + n.d * n.m);
+  for (int64_t l = 0; l < d; ++l) r[l] = 2.0f * (r[l] - v[l]);
+  NmRowPass pass;
+  pass.w = w;
+  pass.s = s;
+  pass.theta = head.theta[t];
+  pass.eta = head.eta[t];
+  pass.keep = 1.0f - head.alpha[t];
+  pass.rows = d;
+  pass.left = k;
+  if (n.depth == 1) {
+    pass.cols = d;
+    pass.right = r;
+    pass.xa = has_ret ? head.q + ret * d : nullptr;
+    pass.acc_a = has_ret ? head.y + ret * d : nullptr;
+    pass.xb = has_next ? head.k + (t + 1) * d : nullptr;
+    pass.acc_b = buf.next_residual.data();
+    neural_memory_row_pass(pass);
+    return;
   }
+  const float* anchor2 = anchor + d * m;
+  neural_memory_row_dots(anchor2, m, d, r, buf.k_deriv.data(), buf.back.data());
+  pass.cols = m;
+  pass.right = buf.back.data();
+  pass.xa = has_ret ? head.q + ret * d : nullptr;
+  pass.acc_a = buf.q_hidden.data();
+  pass.xb = has_next ? head.k + (t + 1) * d : nullptr;
+  pass.acc_b = buf.next_hidden.data();
+  neural_memory_row_pass(pass);
+  if (has_ret) {
+    neural_memory_activation(buf.q_hidden.data(), buf.q_act.data(),
+                             buf.q_deriv.data(), m, n.gelu);
+  }
+  if (has_next) {
+    neural_memory_activation(buf.next_hidden.data(), buf.next_act.data(),
+                             buf.next_deriv.data(), m, n.gelu);
+  }
+  pass.w = w + d * m;
+  pass.s = s + d * m;
+  pass.rows = m;
+  pass.cols = d;
+  pass.left = buf.k_act.data();
+  pass.right = r;
+  pass.xa = has_ret ? buf.q_act.data() : nullptr;
+  pass.acc_a = has_ret ? head.y + ret * d : nullptr;
+  pass.xb = has_next ? buf.next_act.data() : nullptr;
+  pass.acc_b = buf.next_residual.data();
+  neural_memory_row_pass(pass);
 }
 
 }  // namespace
 
+// With chunk_size 1 the anchor of token t + 1 is W_t, so each token's
+// update pass also computes the next token's forward (`fused`); the anchor
+// slot of the state is written once, before the last token, as the
+// contract has it. Larger chunks (decode of a chunked op) keep the anchor.
 void neural_memory_head_token_step(const NeuralMemoryDims& n,
                                    const NeuralMemoryHead& head) {
   const int64_t p_count = n.params();
   float* w = head.state;
   float* anchor = w + 2 * p_count;
-  TokenBuffers buf(n);
-  std::vector<float> hidden(n.m), act(n.m), deriv(n.m);
+  const bool fused = n.chunk == 1;
+  StepBuffers buf(n);
+  if (n.retrieve_before && n.seq > 0) {
+    forward(n, w, head.q, buf.q_hidden.data(), buf.q_act.data(),
+            buf.q_deriv.data(), head.y);
+  }
   for (int64_t t = 0; t < n.seq; ++t) {
-    const float* q = head.q + t * n.d;
-    float* y = head.y + t * n.d;
-    if ((head.position + t) % n.chunk == 0) std::copy_n(w, p_count, anchor);
-    if (n.retrieve_before) {
-      forward(n, w, q, hidden.data(), act.data(), deriv.data(), y);
+    bool chunk_start = (head.position + t) % n.chunk == 0;
+    if (fused ? t == n.seq - 1 : chunk_start) std::copy_n(w, p_count, anchor);
+    bool forward_ready = fused && t > 0;
+    if (forward_ready) {
+      std::swap(buf.k_hidden, buf.next_hidden);
+      std::swap(buf.k_act, buf.next_act);
+      std::swap(buf.k_deriv, buf.next_deriv);
+      std::swap(buf.residual, buf.next_residual);
     }
-    token_update(n, head.k + t * n.d, head.v + t * n.d, head.theta[t],
-                 head.eta[t], head.alpha[t], head.state, buf);
-    if (!n.retrieve_before) {
-      forward(n, w, q, hidden.data(), act.data(), deriv.data(), y);
-    }
+    token_step(n, head, t, forward_ready, fused, buf);
   }
 }
 

@@ -153,6 +153,22 @@ TEST(CpuNeuralMemory, DepthOneSiluAndRetrieveBefore) {
   }
 }
 
+// Tokens [begin, end) of a (B,H,T[,d]) input.
+Tensor slice(const Tensor& x, int64_t begin, int64_t end) {
+  std::vector<int64_t> dims = x.dims();
+  int64_t inner = x.rank() == 4 ? dims[3] : 1, seq = dims[2];
+  dims[2] = end - begin;
+  Tensor out = Tensor::allocate(x.dtype(), dims).value();
+  int64_t o = 0;
+  for (int64_t r = 0; r < dims[0] * dims[1]; ++r) {
+    for (int64_t i = (r * seq + begin) * inner; i < (r * seq + end) * inner;
+         ++i) {
+      out.set_element_f64(o++, x.element_f64(i));
+    }
+  }
+  return out;
+}
+
 TEST(CpuNeuralMemory, ContinuesFromPastStateMidChunk) {
   Problem p;
   p.batch = 2;
@@ -162,20 +178,6 @@ TEST(CpuNeuralMemory, ContinuesFromPastStateMidChunk) {
   auto full = run_memory(whole, attrs, false);
   ASSERT_TRUE(full.is_ok()) << full.status().to_string();
   for (int64_t split : {1, 16, 23, 49}) {
-    auto slice = [&](const Tensor& x, int64_t begin, int64_t end) {
-      std::vector<int64_t> dims = x.dims();
-      int64_t inner = x.rank() == 4 ? dims[3] : 1, seq = dims[2];
-      dims[2] = end - begin;
-      Tensor out = Tensor::allocate(x.dtype(), dims).value();
-      int64_t o = 0;
-      for (int64_t r = 0; r < dims[0] * dims[1]; ++r) {
-        for (int64_t i = (r * seq + begin) * inner; i < (r * seq + end) * inner;
-             ++i) {
-          out.set_element_f64(o++, x.element_f64(i));
-        }
-      }
-      return out;
-    };
     std::vector<Tensor> a = whole, b = whole;
     for (size_t i = 0; i < 6; ++i) {
       a[i] = slice(whole[i], 0, split);
@@ -192,6 +194,64 @@ TEST(CpuNeuralMemory, ContinuesFromPastStateMidChunk) {
     expect_close((*second)[1], (*full)[1], 1e-4, "state");
     // The continuation also matches the reference from the same state.
     expect_cpu_equals_reference(b, attrs, 2e-4, "continued");
+  }
+}
+
+// chunk_size 1 runs the token step, whose update passes also compute the
+// next token's forward: a prefill then single-token decode steps, each from
+// the previous present_state, give the whole run's outputs and state.
+TEST(CpuNeuralMemory, TokenStepPrefillThenDecodeEqualsWhole) {
+  for (int depth : {1, 2}) {
+    for (const char* retrieve : {"after_update", "before_update"}) {
+      Problem p;
+      p.depth = depth;
+      p.m = depth == 1 ? p.d : 64;
+      p.seq = 24;
+      std::vector<Tensor> whole = make_inputs(p);
+      AttrMap attrs = {{"depth", depth}, {"retrieve", retrieve}};
+      std::string what =
+          std::string(retrieve) + " depth " + std::to_string(depth);
+      auto full = run_memory(whole, attrs, false);
+      ASSERT_TRUE(full.is_ok()) << full.status().to_string();
+      expect_cpu_equals_reference(whole, attrs, 2e-4, what);
+      const int64_t prefill = 20;
+      Tensor state;
+      for (int64_t begin = 0; begin < p.seq;) {
+        int64_t end = begin == 0 ? prefill : begin + 1;
+        std::vector<Tensor> part = whole;
+        for (size_t i = 0; i < 6; ++i) part[i] = slice(whole[i], begin, end);
+        if (begin > 0) {
+          part.push_back(state);
+          part.push_back(Tensor::from_vector<int64_t>({1}, {begin}));
+        }
+        auto out = run_memory(part, attrs, false);
+        ASSERT_TRUE(out.is_ok()) << out.status().to_string();
+        expect_close((*out)[0], slice((*full)[0], begin, end), 1e-5,
+                     what + " tokens from " + std::to_string(begin));
+        state = (*out)[1];
+        begin = end;
+      }
+      expect_close(state, (*full)[1], 1e-5, what + " state");
+    }
+  }
+}
+
+// Widths that are not a multiple of the vector length take the kernels'
+// narrower column blocks and scalar tails.
+TEST(CpuNeuralMemory, OddWidthsEqualReference) {
+  for (int depth : {1, 2}) {
+    Problem p;
+    p.depth = depth;
+    p.d = depth == 1 ? 13 : 11;
+    p.m = depth == 1 ? p.d : 27;
+    p.seq = 21;
+    std::vector<Tensor> in = make_inputs(p);
+    for (int64_t chunk : {1, 8}) {
+      expect_cpu_equals_reference(in, {{"depth", depth}, {"chunk_size", chunk}},
+                                  2e-4,
+                                  "odd widths depth " + std::to_string(depth) +
+                                      " chunk " + std::to_string(chunk));
+    }
   }
 }
 

@@ -63,6 +63,14 @@ TEST(CpuSelectiveScan, MatchesReferenceAcrossShapes) {
   }
 }
 
+TEST(CpuSelectiveScan, ManyBlocksAndStretches) {
+  // 18 channels per group: blocks of 8, 8 and 2 lanes; 300 steps cross
+  // stretches of the time loop and end in a partial transpose tile.
+  Problem p = random_problem(1, 36, 2, 40, 300, 61);
+  expect_cpu_matches_reference(kSeqrtDomain, "SelectiveScan",
+                               p.inputs(true, true, true, true), {}, 2e-5);
+}
+
 TEST(CpuSelectiveScan, LargeDeltaPassesThroughSoftplus) {
   // Δ in (18, 40): both sides of the threshold; small |A| keeps exp(ΔA)
   // away from 0 so the state still matters.

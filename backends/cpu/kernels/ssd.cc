@@ -2,8 +2,11 @@
 // - recurrent (decode, short inputs): per head and state row the N-dim row
 //   stays in registers for the whole pass over time (scan_simd.h);
 // - chunked (prefill): per chunk of Q tokens, intra-chunk products as GEMMs
-//   (sgemm), the state passed from chunk to chunk (ssd_chunked.cc).
-// Threads take batch × heads.
+//   (sgemm), the state passed from chunk to chunk; heads that share B and
+//   C run together, their products with the state as one GEMM over the
+//   group (ssd_group.cc), other heads one by one (ssd_chunked.cc).
+// Threads take parts of groups (several heads each, run with no
+// synchronisation between chunks) and single heads.
 #include <algorithm>
 #include <vector>
 
@@ -22,6 +25,9 @@ enum Input { kX, kDt, kA, kB, kC, kD, kZ, kDtBias, kPastState };
 
 // State updates (p × n × step) per task at least; see selective_scan.cc.
 constexpr int64_t kMinTaskWork = int64_t{1} << 18;
+// Heads per part of a group run together: each part's state products are
+// GEMMs kMinGroupHeads·P or more wide.
+constexpr int64_t kMinGroupHeads = 4;
 
 Result<Tensor> load_optional(const Tensor* tensor) {
   if (tensor == nullptr) return Tensor();
@@ -72,6 +78,150 @@ void recurrent_head(const SsdHead& head, const float* b_rows,
   }
 }
 
+// Everything the forms read and write for one call.
+struct SsdCall {
+  const SsdDims& dims;
+  int64_t chunk;
+  const float *x, *a, *b, *c;
+  const float *b_rows, *c_rows;  // padded to padded_n for the recurrence
+  int64_t padded_n;
+  const float* dt;  // (B·H, L), after softplus and clamping
+  float *y, *states;
+
+  int64_t heads_per_group() const { return dims.heads / dims.groups; }
+  int64_t state_size() const { return dims.head_dim * dims.state; }
+  SsdHead head(int64_t bh) const {
+    const int64_t batch = bh / dims.heads;
+    const int64_t h = bh % dims.heads;
+    const int64_t offset =
+        batch * dims.length * dims.heads * dims.head_dim + h * dims.head_dim;
+    const int64_t bc = batch * dims.length * dims.groups * dims.state;
+    return SsdHead{dims,
+                   a[h],
+                   h / heads_per_group(),
+                   dt + bh * dims.length,
+                   x + offset,
+                   b + bc,
+                   c + bc,
+                   y + offset};
+  }
+};
+
+// Δ of every (batch, head), a row of L each; heads split into tasks of at
+// least kMinTaskWork/N tokens (a decode step on one thread).
+std::vector<float> step_sizes(const SsdDims& dims, const float* dt,
+                              const float* dt_bias, const StepRule& rule) {
+  const int64_t num_heads = dims.batch * dims.heads;
+  std::vector<float> out(static_cast<size_t>(num_heads * dims.length));
+  const int64_t grain = std::max<int64_t>(
+      1, kMinTaskWork / std::max<int64_t>(1, dims.length * dims.state));
+  parallel_chunks(num_heads, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t bh = begin; bh < end; ++bh) {
+      const int64_t b = bh / dims.heads;
+      const int64_t h = bh % dims.heads;
+      float* row = out.data() + bh * dims.length;
+      for (int64_t t = 0; t < dims.length; ++t) {
+        row[t] = dt[(b * dims.length + t) * dims.heads + h];
+      }
+      delta_row(row, dt_bias ? dt_bias[h] : 0.0f, rule.softplus, rule.dt_min,
+                rule.dt_max, row, static_cast<size_t>(dims.length));
+    }
+  });
+  return out;
+}
+
+// Groups of several heads whose decays are all bounded run together
+// (ssd_group.cc), cut into parts of at least kMinGroupHeads heads so
+// threads take parts with no synchronisation between chunks. Returns which
+// heads were done.
+std::vector<char> run_groups(const SsdCall& call) {
+  const SsdDims& dims = call.dims;
+  const int64_t per_group = call.heads_per_group();
+  std::vector<char> done(static_cast<size_t>(dims.batch * dims.heads), 0);
+  if (call.chunk == 0 || per_group < 2) return done;
+  std::vector<int64_t> firsts;
+  for (int64_t bg = 0; bg < dims.batch * dims.groups; ++bg) {
+    const int64_t first =
+        bg / dims.groups * dims.heads + bg % dims.groups * per_group;
+    bool bounded = true;
+    for (int64_t i = 0; i < per_group && bounded; ++i) {
+      bounded = decays_bounded(call.head(first + i));
+    }
+    if (!bounded) continue;
+    firsts.push_back(first);
+    std::fill_n(done.begin() + first, per_group, 1);
+  }
+  const int64_t parts = std::clamp<int64_t>(
+      std::min<int64_t>(2 * max_threads(), per_group / kMinGroupHeads), 1,
+      per_group);
+  parallel_for(static_cast<int64_t>(firsts.size()) * parts, [&](int64_t i) {
+    const int64_t part = i % parts;
+    const int64_t begin = per_group * part / parts;
+    const int64_t end = per_group * (part + 1) / parts;
+    const int64_t first = firsts[i / parts] + begin;
+    const SsdHead lead = call.head(first);
+    const SsdGroup group{dims,
+                         end - begin,
+                         call.a + first % dims.heads,
+                         lead.dt,
+                         lead.x,
+                         lead.b + lead.group * dims.state,
+                         lead.c + lead.group * dims.state,
+                         lead.y};
+    chunked_group(group, call.chunk, call.states + first * call.state_size());
+  });
+  return done;
+}
+
+// The heads not `done`, one by one: chunked when their decays are
+// bounded, else recurrent. Heads per task: enough state updates
+// (p × n × step) to be worth a thread; a decode step runs on one.
+void run_heads(const SsdCall& call, const std::vector<char>& done) {
+  const SsdDims& dims = call.dims;
+  const int64_t num_heads = dims.batch * dims.heads;
+  const int64_t work = std::max<int64_t>(1, call.state_size() * dims.length);
+  const int64_t per_task = std::max<int64_t>(1, kMinTaskWork / work);
+  const int64_t tasks = (num_heads + per_task - 1) / per_task;
+  parallel_for(tasks, [&](int64_t task) {
+    const int64_t end = std::min(num_heads, (task + 1) * per_task);
+    for (int64_t bh = task * per_task; bh < end; ++bh) {
+      if (done[bh]) continue;
+      const SsdHead head = call.head(bh);
+      float* s = call.states + bh * call.state_size();
+      if (call.chunk > 0 && decays_bounded(head)) {
+        chunked_head(head, call.chunk, s);
+      } else {
+        const int64_t bc =
+            bh / dims.heads * dims.length * dims.groups * call.padded_n;
+        recurrent_head(head, call.b_rows + bc, call.c_rows + bc, call.padded_n,
+                       s);
+      }
+    }
+  });
+}
+
+// The D-skip and gate token by token, all heads of a token together: x, z
+// and y are read in order (per head, rows H·P apart defeat the
+// prefetcher).
+void skip_and_gate_tokens(const SsdCall& call, const float* d_skip,
+                          const float* z) {
+  const SsdDims& dims = call.dims;
+  const int64_t row = dims.heads * dims.head_dim;
+  const int64_t tokens = dims.batch * dims.length;
+  const int64_t block = 64;
+  parallel_for((tokens + block - 1) / block, [&](int64_t task) {
+    const int64_t end = std::min(tokens, (task + 1) * block);
+    for (int64_t t = task * block; t < end; ++t) {
+      for (int64_t h = 0; h < dims.heads; ++h) {
+        const int64_t offset = t * row + h * dims.head_dim;
+        skip_and_gate(call.y + offset, call.x + offset, d_skip != nullptr,
+                      d_skip ? d_skip[h] : 0.0f, z ? z + offset : nullptr,
+                      static_cast<size_t>(dims.head_dim));
+      }
+    }
+  });
+}
+
 Status run_ssd(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(SsdDims dims, check_ssd(ctx));
   Tensor in[kPastState + 1];
@@ -83,7 +233,6 @@ Status run_ssd(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(
       Tensor state, Tensor::allocate(DType::kF32, {dims.batch, dims.heads,
                                                    dims.head_dim, dims.state}));
-  const int64_t chunk = ssd_chunk_length(dims, ctx.attr_int("chunk_size"));
   const int64_t lanes = static_cast<int64_t>(scan_lanes());
   const int64_t padded_n = (dims.state + lanes - 1) / lanes * lanes;
   // The recurrent form reads padded rows; inputs already padded are used
@@ -94,61 +243,28 @@ Status run_ssd(KernelContext& ctx) {
     b_pad = pad_rows(in[kB].data_as<float>(), bc_rows, dims.state, padded_n);
     c_pad = pad_rows(in[kC].data_as<float>(), bc_rows, dims.state, padded_n);
   }
-  const float* b_rows = b_pad.empty() ? in[kB].data_as<float>() : b_pad.data();
-  const float* c_rows = c_pad.empty() ? in[kC].data_as<float>() : c_pad.data();
   const StepRule rule{ctx.attr_int("dt_softplus") != 0,
                       ctx.attr_float("dt_min"), ctx.attr_float("dt_max")};
-  const float* dt_bias = data_or_null(in[kDtBias]);
-  const float* d_skip = data_or_null(in[kD]);
-  const float* z = data_or_null(in[kZ]);
-  const float* past = data_or_null(in[kPastState]);
-  const int64_t state_size = dims.head_dim * dims.state;
-  const int64_t row = dims.heads * dims.head_dim;
-
-  // Heads per task: enough state updates (p × n × step) to be worth a
-  // thread; a decode step runs on one.
-  const int64_t work = std::max<int64_t>(1, state_size * dims.length);
-  const int64_t per_task = std::max<int64_t>(1, kMinTaskWork / work);
-  const int64_t num_heads = dims.batch * dims.heads;
-  const int64_t tasks = (num_heads + per_task - 1) / per_task;
-  auto run_head = [&](int64_t bh) {
-    const int64_t b = bh / dims.heads;
-    const int64_t h = bh % dims.heads;
-    std::vector<float> dt(static_cast<size_t>(dims.length));
-    for (int64_t t = 0; t < dims.length; ++t) {
-      dt[t] = in[kDt].data_as<float>()[(b * dims.length + t) * dims.heads + h];
-    }
-    delta_row(dt.data(), dt_bias ? dt_bias[h] : 0.0f, rule.softplus,
-              rule.dt_min, rule.dt_max, dt.data(), dt.size());
-    float* s = state.mutable_data_as<float>() + bh * state_size;
-    if (past) std::copy_n(past + bh * state_size, state_size, s);
-    const int64_t offset = b * dims.length * row + h * dims.head_dim;
-    SsdHead head{
-        dims,
-        in[kA].data_as<float>()[h],
-        h / (dims.heads / dims.groups),
-        dt.data(),
-        in[kX].data_as<float>() + offset,
-        in[kB].data_as<float>() + b * dims.length * dims.groups * dims.state,
-        in[kC].data_as<float>() + b * dims.length * dims.groups * dims.state,
-        y.mutable_data_as<float>() + offset};
-    if (chunk > 0 && decays_bounded(head)) {
-      chunked_head(head, chunk, s);
-    } else {
-      const int64_t bc = b * dims.length * dims.groups * padded_n;
-      recurrent_head(head, b_rows + bc, c_rows + bc, padded_n, s);
-    }
-    for (int64_t t = 0; t < dims.length; ++t) {
-      skip_and_gate(head.y + t * row, head.x + t * row, d_skip != nullptr,
-                    d_skip ? d_skip[h] : 0.0f,
-                    z ? z + offset + t * row : nullptr,
-                    static_cast<size_t>(dims.head_dim));
-    }
-  };
-  parallel_for(tasks, [&](int64_t task) {
-    const int64_t end = std::min(num_heads, (task + 1) * per_task);
-    for (int64_t bh = task * per_task; bh < end; ++bh) run_head(bh);
-  });
+  const std::vector<float> dt = step_sizes(dims, in[kDt].data_as<float>(),
+                                           data_or_null(in[kDtBias]), rule);
+  float* states = state.mutable_data_as<float>();
+  if (const float* past = data_or_null(in[kPastState])) {
+    std::copy_n(past, state.num_elements(), states);
+  }
+  const SsdCall call{dims,
+                     ssd_chunk_length(dims, ctx.attr_int("chunk_size")),
+                     in[kX].data_as<float>(),
+                     in[kA].data_as<float>(),
+                     in[kB].data_as<float>(),
+                     in[kC].data_as<float>(),
+                     b_pad.empty() ? in[kB].data_as<float>() : b_pad.data(),
+                     c_pad.empty() ? in[kC].data_as<float>() : c_pad.data(),
+                     padded_n,
+                     dt.data(),
+                     y.mutable_data_as<float>(),
+                     states};
+  run_heads(call, run_groups(call));
+  skip_and_gate_tokens(call, data_or_null(in[kD]), data_or_null(in[kZ]));
 
   SEQRT_RETURN_IF_ERROR(set_output_as(ctx, 0, y, ctx.input(kX)->dtype()));
   if (ctx.num_outputs() > 1) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "backends/cpu/kernels/scan_simd.h"
 #include "backends/cpu/kernels/ssd_kernel.h"
 #include "backends/cpu/simd/gemm.h"
 #include "backends/cpu/simd/vec.h"
@@ -15,33 +16,34 @@
 namespace seqrt::cpu {
 namespace {
 
-// Measured on 2 AVX-512 cores (H=24, P=64, N=128, L=2048, bench/
-// scan_bench.cc): chunks of 64 ran 5x faster than the recurrence, and
-// faster than 128 or 256 (whose Q×Q products grow), so larger hints are
-// capped at 64. Below 8 tokens the recurrence is used.
+// Chunk length: per token and head the chunked form does 2QP flops of
+// intra-chunk products and 4NP of state products, plus a share of C·Bᵀ
+// (2QN per group). The state products do not shrink with Q, so a chunk of
+// about N/2 keeps the intra-chunk work at a quarter of the total while the
+// GEMMs stay deep enough to run well; measured (H=24, P=64, N=128, L=4096,
+// bench/scan_bench.cc, 2 loaded Zen 3 cores): Q = 64 ~1.2x faster than 32;
+// 128 ~10 % and 256 ~1.6x slower than 64. Larger hints are capped at that
+// length; below 8 tokens the recurrence is used.
 constexpr int64_t kMinChunkedLength = 8;
 constexpr int64_t kMinChunk = 16;
 constexpr int64_t kMaxChunk = 64;
 
 struct ChunkBuffers {
-  std::vector<float> m, cs, c_scaled, x_weighted, row;
+  std::vector<float> m, cs, c_scaled, x_weighted;
   ChunkBuffers(int64_t chunk, int64_t n, int64_t p)
       : m(static_cast<size_t>(chunk * chunk)),
         cs(static_cast<size_t>(chunk)),
         c_scaled(static_cast<size_t>(chunk * n)),
-        x_weighted(static_cast<size_t>(chunk * p)),
-        row(static_cast<size_t>(chunk)) {}
+        x_weighted(static_cast<size_t>(chunk * p)) {}
 };
 
-// M[l,k] = (C_l·B_k)·e^{min(cs_l − cs_k, 0)}·Δ_k for k ≤ l, else 0.
+// M[l,k] = (C_l·B_k)·e^{min(cs_l − cs_k, 0)}·Δ_k for k ≤ l, else 0, in
+// place over C·Bᵀ.
 void decay_mask(ChunkBuffers& buf, const float* dt, int64_t q, int64_t ld) {
   for (int64_t l = 0; l < q; ++l) {
     float* m = buf.m.data() + l * ld;
-    for (int64_t k = 0; k <= l; ++k) {
-      buf.row[k] = std::min(buf.cs[l] - buf.cs[k], 0.0f);
-    }
-    exp_inplace(buf.row.data(), static_cast<size_t>(l + 1));
-    for (int64_t k = 0; k <= l; ++k) m[k] *= buf.row[k] * dt[k];
+    decay_mask_row(m, buf.cs.data(), dt, buf.cs[l], static_cast<size_t>(l + 1),
+                   m);
     std::fill(m + l + 1, m + q, 0.0f);
   }
 }
@@ -92,7 +94,9 @@ void run_chunk(const SsdHead& head, int64_t start, int64_t q, int64_t chunk,
 
 int64_t ssd_chunk_length(const SsdDims& dims, int64_t hint) {
   if (dims.length < kMinChunkedLength) return 0;
-  return std::clamp(hint, kMinChunk, kMaxChunk);
+  int64_t by_shape = kMinChunk;
+  while (by_shape * 4 <= dims.state && by_shape < kMaxChunk) by_shape *= 2;
+  return std::clamp(hint, kMinChunk, by_shape);
 }
 
 bool decays_bounded(const SsdHead& head) {
@@ -108,8 +112,8 @@ void chunked_head(const SsdHead& head, int64_t chunk, float* state) {
   if (d.state == 0 || d.head_dim == 0) return;
   ChunkBuffers buf(chunk, d.state, d.head_dim);
   for (int64_t start = 0; start < d.length; start += chunk) {
-    run_chunk(head, start, std::min(chunk, d.length - start), chunk, buf,
-              state);
+    const int64_t q = std::min(chunk, d.length - start);
+    run_chunk(head, start, q, chunk, buf, state);
   }
 }
 

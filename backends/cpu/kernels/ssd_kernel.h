@@ -38,4 +38,23 @@ bool decays_bounded(const SsdHead& head);
 // The chunked form over the whole sequence; `state` (P×N) in and out.
 void chunked_head(const SsdHead& head, int64_t chunk, float* state);
 
+// Heads [first, first + heads) of one (batch, group), which share B and C:
+// their a, Δ rows (heads × L, after softplus and clamping) and x/y at the
+// first of them; b and c with the group offset applied.
+struct SsdGroup {
+  const SsdDims& dims;
+  int64_t heads;
+  const float* a;
+  const float* dt;
+  const float* x;
+  const float* b;
+  const float* c;
+  float* y;
+};
+
+// The chunked form for several heads of a group at once (ssd_group.cc),
+// whose decay exponents are all ≤ 0; `states` (heads × P × N) in and out.
+// Runs on the calling thread.
+void chunked_group(const SsdGroup& group, int64_t chunk, float* states);
+
 }  // namespace seqrt::cpu

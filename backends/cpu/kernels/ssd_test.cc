@@ -50,6 +50,17 @@ TEST(CpuSsd, ChunkedAndRecurrentMatchReference) {
   }
 }
 
+TEST(CpuSsd, ManyHeadsOfOneGroupRunInParts) {
+  // 16 heads sharing B and C: the group runs in parts of heads, each with
+  // its own state GEMMs; two batch rows, a partial last chunk.
+  for (int64_t chunk : {16, 64}) {
+    SCOPED_TRACE(testing::Message() << "chunk=" << chunk);
+    Problem p = random_problem(2, 150, 16, 8, 1, 32, 601);
+    expect_cpu_matches_reference(kSeqrtDomain, "SSD", p.inputs(true),
+                                 {{"chunk_size", chunk}}, 1e-4);
+  }
+}
+
 TEST(CpuSsd, PositiveExponentsFallBackToRecurrence) {
   // dt_softplus off with dt_min < 0: Δ·A > 0 for some tokens, where the
   // chunked form's clamp would be wrong; the kernel must still match.
