@@ -112,4 +112,14 @@ std::vector<int64_t> tensor_to_ints(const Tensor& tensor) {
   return out;
 }
 
+AxisSplit split_around_axis(const std::vector<int64_t>& dims, int64_t axis) {
+  AxisSplit s;
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (d < axis) s.outer *= dims[d];
+    if (d == axis) s.n = dims[d];
+    if (d > axis) s.inner *= dims[d];
+  }
+  return s;
+}
+
 }  // namespace seqrt

@@ -49,6 +49,15 @@ class BroadcastIndexer {
   std::vector<std::vector<int64_t>> strides_;
 };
 
+// A tensor viewed as [outer, n, inner] around one axis (reductions and
+// scans along an axis).
+struct AxisSplit {
+  int64_t outer = 1;
+  int64_t n = 1;
+  int64_t inner = 1;
+};
+AxisSplit split_around_axis(const std::vector<int64_t>& dims, int64_t axis);
+
 // The values of a 1-D (or scalar) integer tensor, e.g. Reshape's shape.
 std::vector<int64_t> tensor_to_ints(const Tensor& tensor);
 

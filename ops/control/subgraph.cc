@@ -96,53 +96,31 @@ Result<std::vector<Tensor>> run_body(const KernelContext& ctx,
   return outputs;
 }
 
-namespace {
-
-// The bytes of `dims` split around `axis`: `outer` blocks of `length`
-// elements of `inner_bytes` each.
-struct AxisSplit {
-  int64_t outer = 1;
-  int64_t length = 0;
-  size_t inner_bytes = 0;
-};
-
-AxisSplit split_at(const std::vector<int64_t>& dims, int64_t axis,
-                   DType dtype) {
-  AxisSplit split;
-  int64_t inner = 1;
-  for (int64_t d = 0; d < axis; ++d) split.outer *= dims[d];
-  for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
-  split.length = dims[axis];
-  split.inner_bytes = static_cast<size_t>(inner) * dtype_size(dtype);
-  return split;
-}
-
-}  // namespace
-
 Tensor slice_along(const Tensor& x, int64_t axis, int64_t index) {
   std::vector<int64_t> dims = x.dims();
   dims.erase(dims.begin() + axis);
   // The slice is smaller than x, whose size was already checked.
   Tensor slice = Tensor::allocate(x.dtype(), dims).value();
-  AxisSplit split = split_at(x.dims(), axis, x.dtype());
+  const AxisSplit split = split_around_axis(x.dims(), axis);
+  const size_t inner_bytes = split.inner * dtype_size(x.dtype());
   const char* src = static_cast<const char*>(x.data());
   char* dst = static_cast<char*>(slice.mutable_data());
   for (int64_t o = 0; o < split.outer; ++o) {
-    std::memcpy(dst + o * split.inner_bytes,
-                src + (o * split.length + index) * split.inner_bytes,
-                split.inner_bytes);
+    std::memcpy(dst + o * inner_bytes,
+                src + (o * split.n + index) * inner_bytes, inner_bytes);
   }
   return slice;
 }
 
 void store_slice(Tensor& out, int64_t axis, int64_t index,
                  const Tensor& slice) {
-  AxisSplit split = split_at(out.dims(), axis, out.dtype());
+  const AxisSplit split = split_around_axis(out.dims(), axis);
+  const size_t inner_bytes = split.inner * dtype_size(out.dtype());
   const char* src = static_cast<const char*>(slice.data());
   char* dst = static_cast<char*>(out.mutable_data());
   for (int64_t o = 0; o < split.outer; ++o) {
-    std::memcpy(dst + (o * split.length + index) * split.inner_bytes,
-                src + o * split.inner_bytes, split.inner_bytes);
+    std::memcpy(dst + (o * split.n + index) * inner_bytes,
+                src + o * inner_bytes, inner_bytes);
   }
 }
 

@@ -44,23 +44,6 @@ T load(const Tensor& x, int64_t i) {
   }
 }
 
-// The input viewed as [outer, n, inner] around the reduced axis.
-struct AxisSplit {
-  int64_t outer = 1;
-  int64_t n = 1;
-  int64_t inner = 1;
-};
-
-AxisSplit split_at(const std::vector<int64_t>& dims, int64_t axis) {
-  AxisSplit s;
-  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
-    if (d < axis) s.outer *= dims[d];
-    if (d == axis) s.n = dims[d];
-    if (d > axis) s.inner *= dims[d];
-  }
-  return s;
-}
-
 template <typename T>
 void arg_reduce_into(const Tensor& x, const AxisSplit& s, bool is_max,
                      bool last, Tensor& out) {
@@ -125,7 +108,7 @@ Status run_arg(KernelContext& ctx, bool is_max) {
   }
   SEQRT_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocate_output(0, DType::kI64, dims));
-  AxisSplit split = split_at(x.dims(), axis);
+  AxisSplit split = split_around_axis(x.dims(), axis);
   bool last = ctx.attr_int("select_last_index") != 0;
   if (is_float(x.dtype())) {
     arg_reduce_into<double>(x, split, is_max, last, *out);

@@ -6,14 +6,13 @@
 #include <string>
 
 #include "ops/elementwise/elementwise.h"
+#include "ops/reduce/reduce.h"
 #include "ops/registry.h"
 #include "ops/type_support.h"
 #include "ops/util.h"
 
 namespace seqrt {
 namespace {
-
-enum class ReduceKind { kSum, kMean, kMax, kMin };
 
 struct ReduceOp {
   const char* name;
@@ -118,27 +117,6 @@ Status infer_reduce(InferContext& ctx, DTypeSet dtypes) {
   return Status::ok();
 }
 
-// The value of a reduction over no elements (ONNX 18): 0 for sums, the
-// lowest value for max (-inf for floats), the highest for min.
-Result<double> empty_value(const OpContext& ctx, ReduceKind kind, DType dtype) {
-  bool float_type = is_float(dtype);
-  switch (kind) {
-    case ReduceKind::kSum:
-      return 0.0;
-    case ReduceKind::kMean:
-      if (float_type) return std::nan("");
-      return ctx.error("the mean of no {} elements is undefined",
-                       dtype_name(dtype));
-    case ReduceKind::kMax:
-      return float_type ? -INFINITY
-                        : static_cast<double>(integer_lowest(dtype));
-    case ReduceKind::kMin:
-      return float_type ? INFINITY
-                        : static_cast<double>(integer_highest(dtype));
-  }
-  return 0.0;
-}
-
 // Folds `x` into `acc`: floats in double with NaN propagating through max
 // and min, integers exactly in int64 (sums wrap).
 double accumulate(ReduceKind kind, double acc, double x) {
@@ -201,7 +179,8 @@ Status reduce_into(KernelContext& ctx, ReduceKind kind, const Tensor& x,
   if (out.num_elements() == 0) return Status::ok();
   int64_t count = x.num_elements() / out.num_elements();
   if (count == 0) {  // a reduced axis has size 0
-    SEQRT_ASSIGN_OR_RETURN(double empty, empty_value(ctx, kind, x.dtype()));
+    SEQRT_ASSIGN_OR_RETURN(double empty,
+                           reduce_empty_value(ctx, kind, x.dtype()));
     for (int64_t o = 0; o < out.num_elements(); ++o) {
       out.set_element_f64(o, empty);
     }
@@ -274,6 +253,26 @@ void register_reduce_op(OpRegistry& registry, const ReduceOp& op) {
 
 void register_reduce_ops(OpRegistry& registry) {
   for (const ReduceOp& op : kReduceOps) register_reduce_op(registry, op);
+}
+
+Result<double> reduce_empty_value(const OpContext& ctx, ReduceKind kind,
+                                  DType dtype) {
+  bool float_type = is_float(dtype);
+  switch (kind) {
+    case ReduceKind::kSum:
+      return 0.0;
+    case ReduceKind::kMean:
+      if (float_type) return std::nan("");
+      return ctx.error("the mean of no {} elements is undefined",
+                       dtype_name(dtype));
+    case ReduceKind::kMax:
+      return float_type ? -INFINITY
+                        : static_cast<double>(integer_lowest(dtype));
+    case ReduceKind::kMin:
+      return float_type ? INFINITY
+                        : static_cast<double>(integer_highest(dtype));
+  }
+  return 0.0;
 }
 
 }  // namespace seqrt

@@ -20,22 +20,6 @@ namespace {
 constexpr int64_t kGrain = 16384;
 constexpr int64_t kColumnChunk = 1024;
 
-struct AxisSplit {
-  int64_t outer = 1;
-  int64_t n = 1;
-  int64_t inner = 1;
-};
-
-AxisSplit split_at(const std::vector<int64_t>& dims, int64_t axis) {
-  AxisSplit s;
-  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
-    if (d < axis) s.outer *= dims[d];
-    if (d == axis) s.n = dims[d];
-    if (d > axis) s.inner *= dims[d];
-  }
-  return s;
-}
-
 // Calls fn(outer index, first column, column count) for every task.
 template <typename Fn>
 void for_each_column_chunk(const AxisSplit& s, Fn&& fn) {
@@ -116,7 +100,7 @@ Status run_arg_reduce(KernelContext& ctx, bool is_max) {
     return ctx.error("axis {} has size 0, so there is no element to pick",
                      axis);
   }
-  const AxisSplit s = split_at(dims, axis);
+  const AxisSplit s = split_around_axis(dims, axis);
   std::vector<int64_t> out_dims = x.dims();
   if (!out_dims.empty()) {
     if (ctx.attr_int("keepdims") != 0) {
@@ -210,7 +194,7 @@ Status run_cumsum(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(int64_t axis,
                          normalize_axis(ctx, axis_tensor.element_i64(0),
                                         static_cast<int64_t>(x.rank())));
-  const AxisSplit s = split_at(x.dims(), axis);
+  const AxisSplit s = split_around_axis(x.dims(), axis);
   const bool exclusive = ctx.attr_int("exclusive") != 0;
   const bool reverse = ctx.attr_int("reverse") != 0;
   if (is_f32_family(x.dtype())) {

@@ -16,13 +16,12 @@
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/elementwise_simd.h"
 #include "backends/cpu/kernels/typed_support.h"
+#include "ops/reduce/reduce.h"
 #include "ops/type_support.h"
 #include "ops/util.h"
 
 namespace seqrt::cpu {
 namespace {
-
-enum class ReduceKind { kSum, kMean, kMax, kMin };
 
 // Elements per parallel task.
 constexpr int64_t kGrain = 16384;
@@ -276,27 +275,6 @@ void reduce_dispatch(ReduceKind kind, const ReducePlan& plan, const T* x,
   }
 }
 
-// The value of a reduction over no elements (ONNX 18).
-Result<double> empty_value(const KernelContext& ctx, ReduceKind kind,
-                           DType dtype) {
-  const bool float_type = is_float(dtype);
-  switch (kind) {
-    case ReduceKind::kSum:
-      return 0.0;
-    case ReduceKind::kMean:
-      if (float_type) return std::nan("");
-      return ctx.error("the mean of no {} elements is undefined",
-                       dtype_name(dtype));
-    case ReduceKind::kMax:
-      return float_type ? -INFINITY
-                        : static_cast<double>(integer_lowest(dtype));
-    case ReduceKind::kMin:
-      return float_type ? INFINITY
-                        : static_cast<double>(integer_highest(dtype));
-  }
-  return 0.0;
-}
-
 // Which dims the node reduces (ONNX 18: axes input, noop_with_empty_axes).
 Result<std::vector<bool>> reduced_dims(const KernelContext& ctx, int64_t rank) {
   std::vector<int64_t> axes;
@@ -320,7 +298,8 @@ Result<std::vector<bool>> reduced_dims(const KernelContext& ctx, int64_t rank) {
 }
 
 Status fill_empty(KernelContext& ctx, ReduceKind kind, Tensor& out) {
-  SEQRT_ASSIGN_OR_RETURN(double value, empty_value(ctx, kind, out.dtype()));
+  SEQRT_ASSIGN_OR_RETURN(double value,
+                         reduce_empty_value(ctx, kind, out.dtype()));
   for (int64_t i = 0; i < out.num_elements(); ++i) {
     out.set_element_f64(i, value);
   }
