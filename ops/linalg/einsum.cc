@@ -6,6 +6,7 @@
 #include <cctype>
 #include <map>
 
+#include "ops/linalg/einsum.h"
 #include "ops/registry.h"
 #include "ops/shape/shape_util.h"
 #include "ops/util.h"
@@ -13,13 +14,11 @@
 namespace seqrt {
 namespace {
 
-// A letter label is its character code; ellipsis dim i is kEllipsis + i,
-// counted within the broadcast ellipsis of all operands.
-constexpr int kEllipsis = 256;
+constexpr int kEllipsis = kEinsumEllipsis;
 // In a parsed term (before ranks are known), the ellipsis as a whole.
 constexpr int kWholeEllipsis = -1;
 
-using Term = std::vector<int>;
+using Term = EinsumTerm;
 
 struct Parsed {
   std::vector<Term> inputs;
@@ -74,10 +73,7 @@ Result<Parsed> parse_equation(const OpContext& ctx, size_t num_inputs) {
 }
 
 // Terms with each ellipsis expanded into per-dim labels.
-struct Resolved {
-  std::vector<Term> inputs;
-  Term output;
-};
+using Resolved = EinsumLabels;
 
 Term expand_ellipsis(const Term& term, size_t dims, size_t ellipsis_rank) {
   Term out;
@@ -306,6 +302,12 @@ void register_einsum(OpRegistry& registry) {
   s.infer = infer_einsum;
   s.reference = run_einsum;
   register_or_die(registry, std::move(s));
+}
+
+Result<EinsumLabels> resolve_einsum(const OpContext& ctx,
+                                    const std::vector<size_t>& ranks) {
+  SEQRT_ASSIGN_OR_RETURN(Parsed parsed, parse_equation(ctx, ranks.size()));
+  return resolve(ctx, parsed, ranks);
 }
 
 }  // namespace seqrt

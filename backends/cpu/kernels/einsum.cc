@@ -12,7 +12,6 @@
 // output element, outputs in parallel, accumulating in double like the
 // reference.
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,42 +22,13 @@
 #include "backends/cpu/kernels/inferred_dims.h"
 #include "backends/cpu/kernels/typed_support.h"
 #include "backends/cpu/simd/gemm.h"
+#include "ops/linalg/einsum.h"
 #include "ops/util.h"
 
 namespace seqrt::cpu {
 namespace {
 
-// A letter is its character code; ellipsis dim i is kEllipsis + i.
-constexpr int kEllipsis = 256;
-constexpr int kWholeEllipsis = -1;
-using Term = std::vector<int>;
-
-Term parse_term(const std::string& text) {
-  Term term;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text.compare(i, 3, "...") == 0) {
-      term.push_back(kWholeEllipsis);
-      i += 2;
-    } else {
-      term.push_back(text[i]);
-    }
-  }
-  return term;
-}
-
-Term expand_ellipsis(const Term& term, size_t dims, size_t ellipsis_rank) {
-  Term out;
-  for (int label : term) {
-    if (label != kWholeEllipsis) {
-      out.push_back(label);
-      continue;
-    }
-    for (size_t i = ellipsis_rank - dims; i < ellipsis_rank; ++i) {
-      out.push_back(kEllipsis + static_cast<int>(i));
-    }
-  }
-  return out;
-}
+using Term = EinsumTerm;
 
 // The equation resolved for the concrete operands: per-dim labels of each
 // operand and of the output, and the size of every label.
@@ -68,50 +38,15 @@ struct Equation {
   std::map<int, int64_t> sizes;
 };
 
-// The op's inference has validated the equation against these operands,
-// so parsing here needs no error paths of its own.
-Equation resolve(const KernelContext& ctx) {
-  std::string text;
-  for (char ch : ctx.attr_string("equation")) {
-    if (ch != ' ') text += ch;
+Result<Equation> resolve(const KernelContext& ctx) {
+  std::vector<size_t> ranks;
+  for (size_t k = 0; k < ctx.num_inputs(); ++k) {
+    ranks.push_back(ctx.input(k)->rank());
   }
-  size_t arrow = text.find("->");
-  std::string lhs = text.substr(0, arrow);
-  std::vector<Term> terms;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    terms.push_back(parse_term(lhs.substr(start, comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  SEQRT_ASSIGN_OR_RETURN(EinsumLabels labels, resolve_einsum(ctx, ranks));
   Equation eq;
-  size_t ellipsis_rank = 0;
-  bool any_ellipsis = false;
-  std::vector<size_t> ellipsis_dims(terms.size());
-  std::map<int, int> counts;
-  for (size_t k = 0; k < terms.size(); ++k) {
-    bool has = std::count(terms[k].begin(), terms[k].end(), kWholeEllipsis) > 0;
-    any_ellipsis = any_ellipsis || has;
-    ellipsis_dims[k] = ctx.input(k)->rank() - (terms[k].size() - (has ? 1 : 0));
-    ellipsis_rank = std::max(ellipsis_rank, ellipsis_dims[k]);
-    for (int label : terms[k]) {
-      if (label != kWholeEllipsis) ++counts[label];
-    }
-  }
-  for (size_t k = 0; k < terms.size(); ++k) {
-    eq.inputs.push_back(
-        expand_ellipsis(terms[k], ellipsis_dims[k], ellipsis_rank));
-  }
-  Term out;
-  if (arrow != std::string::npos) {
-    out = parse_term(text.substr(arrow + 2));
-  } else {
-    if (any_ellipsis) out.push_back(kWholeEllipsis);
-    for (const auto& [label, count] : counts) {
-      if (count == 1) out.push_back(label);
-    }
-  }
-  eq.output = expand_ellipsis(out, ellipsis_rank, ellipsis_rank);
+  eq.inputs = std::move(labels.inputs);
+  eq.output = std::move(labels.output);
   for (size_t k = 0; k < eq.inputs.size(); ++k) {
     for (size_t d = 0; d < eq.inputs[k].size(); ++d) {
       int64_t size = ctx.input(k)->dim(d);
@@ -341,7 +276,7 @@ void einsum_gemm(const Equation& eq, const GemmPlan& p, const float* a,
 
 Status run_einsum(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, inferred_dims(ctx));
-  const Equation eq = resolve(ctx);
+  SEQRT_ASSIGN_OR_RETURN(const Equation eq, resolve(ctx));
   std::vector<const Tensor*> operands;
   for (size_t k = 0; k < ctx.num_inputs(); ++k)
     operands.push_back(ctx.input(k));
