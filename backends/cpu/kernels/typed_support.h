@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/kernels/float_support.h"
@@ -45,28 +46,11 @@ bool visit_exact_numeric(DType dtype, Fn&& fn) {
 // The same with bool too.
 template <typename Fn>
 bool visit_exact_dtype(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::kF64:
-      fn(double{});
-      return true;
-    case DType::kI8:
-      fn(int8_t{});
-      return true;
-    case DType::kU8:
-      fn(uint8_t{});
-      return true;
-    case DType::kI32:
-      fn(int32_t{});
-      return true;
-    case DType::kI64:
-      fn(int64_t{});
-      return true;
-    case DType::kBool:
-      fn(bool{});
-      return true;
-    default:
-      return false;
+  if (dtype == DType::kBool) {
+    fn(bool{});
+    return true;
   }
+  return visit_exact_numeric(dtype, std::forward<Fn>(fn));
 }
 
 // `value` stored as T the way Tensor::set_element_f64 stores it: integers
