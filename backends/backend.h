@@ -45,9 +45,11 @@ class Executable {
  public:
   virtual ~Executable() = default;
   // `inputs` follow the graph's inputs in order; returns the graph's
-  // outputs in order. Inputs are checked against the declared types.
-  virtual Result<std::vector<Tensor>> run(
-      const std::vector<Tensor>& inputs) const = 0;
+  // outputs in order. Inputs are checked against the declared types. An
+  // input moved in as the only handle to its storage may be updated in
+  // place (a state the run replaces, such as a fixed-capacity KV cache);
+  // inputs the caller still holds are never written.
+  virtual Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const = 0;
 };
 
 class Backend {

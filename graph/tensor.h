@@ -94,6 +94,10 @@ class Tensor {
   Shape shape() const { return Shape::from_dims(dims_); }
 
   bool is_view() const { return !writable_; }
+  // True when this is the only handle to writable storage, so a write into
+  // it cannot show through any other tensor: the executor then lets a
+  // kernel update it in place (a KV cache written by TensorScatter).
+  bool is_sole_owner() const { return writable_ && owner_.use_count() == 1; }
   const void* data() const { return data_; }
   // Only owned tensors are writable; writing a view is our bug.
   void* mutable_data();

@@ -1,5 +1,6 @@
 #include "ops/interpreter.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "ops/registry.h"
@@ -71,6 +72,27 @@ std::vector<int> last_uses(const Graph& graph, const std::vector<int>& order) {
   return last;
 }
 
+// For each input of `node` (at `pos` of the order), its slot in `env` when
+// the node may take it over: this is its last reader, it is read once here,
+// and it is not a constant. Nodes with subgraphs give nothing: their bodies
+// see every value by name.
+std::vector<Tensor*> donations(const Graph& graph, const Node& node,
+                               const std::vector<int>& last, int pos,
+                               std::vector<Tensor>& env) {
+  std::vector<Tensor*> slots(node.inputs.size(), nullptr);
+  for (const auto& [name, attr] : node.attrs) {
+    if (attr.type() == AttrType::kGraph) return slots;
+  }
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    ValueId id = node.inputs[k];
+    if (id == kNoValue || last[id] != pos || graph.is_constant(id)) continue;
+    if (std::count(node.inputs.begin(), node.inputs.end(), id) == 1) {
+      slots[k] = &env[id];
+    }
+  }
+  return slots;
+}
+
 Status check_output(const Graph& graph, const Node& node, size_t i,
                     const Tensor& tensor) {
   const Value& value = graph.value(node.outputs[i]);
@@ -89,14 +111,16 @@ Status check_output(const Graph& graph, const Node& node, size_t i,
 }  // namespace
 
 Result<std::vector<Tensor>> interpret_graph(
-    const Graph& graph, const std::vector<Tensor>& inputs,
-    const KernelChooser& choose, const std::map<std::string, Tensor>* outer) {
+    const Graph& graph, std::vector<Tensor> inputs, const KernelChooser& choose,
+    const std::map<std::string, Tensor>* outer) {
   SEQRT_RETURN_IF_ERROR(check_graph_inputs(graph, inputs));
   SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, graph.topological_order());
   const OpRegistry& registry = OpRegistry::global();
 
   std::vector<Tensor> env(graph.values.size());
-  for (size_t i = 0; i < inputs.size(); ++i) env[graph.inputs[i]] = inputs[i];
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    env[graph.inputs[i]] = std::move(inputs[i]);
+  }
   for (const auto& [id, tensor] : graph.constants) env[id] = tensor;
   for (ValueId id : graph.captures) {
     auto it =
@@ -134,6 +158,7 @@ Result<std::vector<Tensor>> interpret_graph(
     };
     SEQRT_ASSIGN_OR_RETURN(KernelFn kernel, choose(node, *schema));
     KernelContext ctx(node, *schema, std::move(args), runner);
+    ctx.set_donations(donations(graph, node, last, static_cast<int>(pos), env));
     SEQRT_RETURN_IF_ERROR(kernel(ctx));
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i] == kNoValue) continue;

@@ -26,9 +26,11 @@ Status check_graph_inputs(const Graph& graph,
 
 // Runs `graph` on `inputs` (in graph-input order) and returns its outputs.
 // `outer` holds the values of enclosing graphs by name, for captures.
+// Inputs are taken by value: one passed as the only handle to its storage
+// (moved in) may be updated in place by the node that reads it last
+// (KernelContext::take_input); a caller that keeps a copy keeps it intact.
 Result<std::vector<Tensor>> interpret_graph(
-    const Graph& graph, const std::vector<Tensor>& inputs,
-    const KernelChooser& choose,
+    const Graph& graph, std::vector<Tensor> inputs, const KernelChooser& choose,
     const std::map<std::string, Tensor>* outer = nullptr);
 
 }  // namespace seqrt

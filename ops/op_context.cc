@@ -55,4 +55,15 @@ Result<Tensor*> KernelContext::allocate_output(size_t i, DType dtype,
   return &outputs_[i];
 }
 
+std::optional<Tensor> KernelContext::take_input(size_t i) {
+  if (i >= donations_.size() || donations_[i] == nullptr ||
+      !donations_[i]->is_sole_owner()) {
+    return std::nullopt;
+  }
+  Tensor taken = std::move(*donations_[i]);
+  *donations_[i] = Tensor();
+  donations_[i] = nullptr;
+  return taken;
+}
+
 }  // namespace seqrt

@@ -124,6 +124,15 @@ class KernelContext : public OpContext {
     return i < inputs_.size() ? inputs_[i] : nullptr;
   }
   bool has_input(size_t i) const { return input(i) != nullptr; }
+  // Input i handed over to be written into and returned as an output, when
+  // the executor can give it up: this node is its last reader and no other
+  // handle shares its storage (Tensor::is_sole_owner). Otherwise nullopt,
+  // and the kernel must copy. After a take, input(i) is an empty tensor.
+  std::optional<Tensor> take_input(size_t i);
+  // Set by the executor: for each input, its slot when it may be taken.
+  void set_donations(std::vector<Tensor*> slots) {
+    donations_ = std::move(slots);
+  }
 
   size_t num_outputs() const { return outputs_.size(); }
   // Allocates output i (zero-filled) and returns it for writing.
@@ -136,6 +145,7 @@ class KernelContext : public OpContext {
 
  private:
   std::vector<const Tensor*> inputs_;
+  std::vector<Tensor*> donations_;
   std::vector<Tensor> outputs_;
   SubgraphRunner run_subgraph_;
 };

@@ -7,6 +7,7 @@
 
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
+#include "ops/interpreter.h"
 #include "runtime/backend_registry.h"
 #include "runtime/model_loader.h"
 
@@ -131,7 +132,14 @@ Result<Tensor> Session::initial_state(
 }
 
 Result<std::map<std::string, Tensor>> Session::run(
-    const std::map<std::string, Tensor>& feeds) const {
+    std::map<std::string, Tensor> feeds) const {
+  SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,
+                         bind_inputs(std::move(feeds)));
+  return run_bound(std::move(inputs));
+}
+
+Result<std::vector<Tensor>> Session::bind_inputs(
+    std::map<std::string, Tensor> feeds) const {
   SEQRT_RETURN_IF_ERROR(check_feed_names(feeds));
   std::map<std::string, int64_t> symbols = bind_symbols(feeds);
   std::vector<Tensor> inputs;
@@ -140,7 +148,7 @@ Result<std::map<std::string, Tensor>> Session::run(
     const std::string& name = graph_.value(id).name;
     auto fed = feeds.find(name);
     if (fed != feeds.end()) {
-      inputs.push_back(fed->second);
+      inputs.push_back(std::move(fed->second));
     } else if (const StatePair* pair = state_pair_of(graph_, id)) {
       SEQRT_ASSIGN_OR_RETURN(Tensor state, initial_state(*pair, symbols));
       inputs.push_back(std::move(state));
@@ -152,7 +160,14 @@ Result<std::map<std::string, Tensor>> Session::run(
     return invalid_argument("graph '{}': no tensor fed for input {}",
                             graph_.name, fmt::join(missing, ", "));
   }
-  SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> results, executable_->run(inputs));
+  SEQRT_RETURN_IF_ERROR(check_graph_inputs(graph_, inputs));
+  return inputs;
+}
+
+Result<std::map<std::string, Tensor>> Session::run_bound(
+    std::vector<Tensor> inputs) const {
+  SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> results,
+                         executable_->run(std::move(inputs)));
   if (results.size() != graph_.outputs.size()) {
     return internal_error(
         "backend '{}' returned {} outputs for graph '{}', "

@@ -46,11 +46,23 @@ class Session {
   // Runs the compiled graph. `feeds` maps graph input names to tensors;
   // returns every graph output by name. Unknown feed names and unfed
   // inputs (other than state inputs) are errors naming them. Safe to call
-  // from several threads at once.
+  // from several threads at once. Fed tensors are never written, except
+  // one moved in as the only handle to its storage, which the run may
+  // update in place when it replaces it (a KV cache).
   Result<std::map<std::string, Tensor>> run(
-      const std::map<std::string, Tensor>& feeds) const;
+      std::map<std::string, Tensor> feeds) const;
 
  private:
+  friend class Stream;  // validates before handing its state over
+
+  // The graph's inputs in order from `feeds` (state inputs not fed start
+  // from their initial value), checked against the declared types.
+  Result<std::vector<Tensor>> bind_inputs(
+      std::map<std::string, Tensor> feeds) const;
+  // Runs on inputs from bind_inputs; returns the outputs by name.
+  Result<std::map<std::string, Tensor>> run_bound(
+      std::vector<Tensor> inputs) const;
+
   Session(Graph graph, SessionOptions options, std::unique_ptr<Backend> backend,
           std::unique_ptr<Executable> executable);
 

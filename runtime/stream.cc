@@ -6,19 +6,29 @@ Result<std::map<std::string, Tensor>> Stream::run(
     const std::map<std::string, Tensor>& feeds) {
   std::map<std::string, Tensor> all = state_;
   for (const auto& [name, tensor] : feeds) all[name] = tensor;
-  SEQRT_ASSIGN_OR_RETURN(auto outputs, session_.run(all));
+  SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,
+                         session_.bind_inputs(std::move(all)));
+  // `inputs` now holds the only handles to the state.
+  state_.clear();
+  Result<std::map<std::string, Tensor>> outputs =
+      session_.run_bound(std::move(inputs));
+  if (!outputs.is_ok()) {
+    const Status& failed = outputs.status();
+    return Status(failed.code(),
+                  failed.message() +
+                      " (the stream's state is reset to its initial value)");
+  }
   const Graph& graph = session_.graph();
-  std::map<std::string, Tensor> next;
   for (const StatePair& pair : graph.state_pairs) {
     const std::string& output = graph.value(pair.output).name;
-    auto it = outputs.find(output);
-    if (it == outputs.end()) {
+    auto it = outputs->find(output);
+    if (it == outputs->end()) {
       return internal_error("graph '{}' did not return state output '{}'",
                             graph.name, output);
     }
-    next[graph.value(pair.input).name] = it->second;
+    state_[graph.value(pair.input).name] = std::move(it->second);
+    outputs->erase(it);
   }
-  state_ = std::move(next);
   return outputs;
 }
 

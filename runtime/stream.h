@@ -9,6 +9,12 @@
 //
 // The first run starts from each pair's initial value (or zeros). A Stream
 // is one sequence: use one per thread; several Streams may share a Session.
+//
+// The Stream hands its state to each run as the only handle to it, so a
+// kernel that replaces a state may update it in place: a fixed-capacity KV
+// cache written by TensorScatter costs the new rows, not a copy of the
+// cache. Holding a snapshot() keeps that state intact (the run then copies
+// it), so take snapshots when needed, not every step.
 #pragma once
 
 #include <map>
@@ -23,9 +29,12 @@ class Stream {
   // Borrows `session`, which must outlive the Stream.
   explicit Stream(const Session& session) : session_(session) {}
 
-  // Runs with `feeds` plus the held state and returns every output; the
-  // present_* outputs become the state for the next run. A state input fed
-  // explicitly replaces the held state for this run.
+  // Runs with `feeds` plus the held state; the present_* outputs become the
+  // state for the next run, and every other output is returned. A state
+  // input fed explicitly replaces the held state for this run. Bad feeds
+  // (names, dtypes, shapes) leave the state unchanged; a run that fails
+  // after that resets the Stream (its error says so), since the state may
+  // have been partly updated in place.
   Result<std::map<std::string, Tensor>> run(
       const std::map<std::string, Tensor>& feeds);
 

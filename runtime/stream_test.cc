@@ -94,6 +94,58 @@ Graph attention_graph() {
   return std::move(b).build().value();
 }
 
+constexpr int64_t kCapacity = 32;
+
+// Causal attention over a KV cache of fixed capacity: TensorScatter writes
+// the new keys/values at `write_index`, Attention reads the first
+// `valid_len` positions (nonpad_kv_seqlen).
+Graph fixed_cache_graph() {
+  GraphBuilder b("fixed_cache_layer");
+  Shape qkv{1, kHeads, Dim::symbol("seq"), kDim};
+  Shape cache{1, kHeads, kCapacity, kDim};
+  ValueId q = b.input("q", DType::kF32, qkv);
+  ValueId k = b.input("k", DType::kF32, qkv);
+  ValueId v = b.input("v", DType::kF32, qkv);
+  ValueId past_key = b.input("past_key", DType::kF32, cache);
+  ValueId past_value = b.input("past_value", DType::kF32, cache);
+  ValueId write_index = b.input("write_index", DType::kI64, Shape{1});
+  ValueId valid_len = b.input("valid_len", DType::kI64, Shape{1});
+  NodeOptions scatter;
+  scatter.output_names = {"present_key"};
+  ValueId key = b.add_node("TensorScatter", {past_key, k, write_index}, {}, 1,
+                           scatter)[0];
+  scatter.output_names = {"present_value"};
+  ValueId value = b.add_node("TensorScatter", {past_value, v, write_index}, {},
+                             1, scatter)[0];
+  NodeOptions attention;
+  attention.domain = kSeqrtDomain;
+  attention.output_names = {"y"};
+  ValueId y = b.add_node(
+      "Attention", {q, key, value, kNoValue, kNoValue, kNoValue, valid_len},
+      {{"is_causal", int64_t{1}}}, 1, attention)[0];
+  b.output(y);
+  b.output(key);
+  b.output(value);
+  b.state_pair(past_key, key);
+  b.state_pair(past_value, value);
+  return std::move(b).build().value();
+}
+
+// Tokens [begin, end) of q, k and v with the cache positions they fill.
+std::map<std::string, Tensor> cache_feeds(const Tensor& q, const Tensor& k,
+                                          const Tensor& v, int64_t begin,
+                                          int64_t end) {
+  return {{"q", tokens(q, begin, end)},
+          {"k", tokens(k, begin, end)},
+          {"v", tokens(v, begin, end)},
+          {"write_index", Tensor::from_vector<int64_t>({1}, {begin})},
+          {"valid_len", Tensor::from_vector<int64_t>({1}, {end})}};
+}
+
+const void* held_key_data(const Stream& stream) {
+  return stream.snapshot().at("past_key").data();
+}
+
 class StreamTest : public ::testing::TestWithParam<std::string> {
  protected:
   void check_prefill_then_steps(Graph graph, const char* op) {
@@ -143,6 +195,83 @@ TEST_P(StreamTest, RetentionPrefillThenStepsEqualsWhole) {
 
 TEST_P(StreamTest, AttentionKvCachePrefillThenStepsEqualsWhole) {
   check_prefill_then_steps(attention_graph(), "Attention");
+}
+
+TEST_P(StreamTest, FixedCapacityCachePrefillThenStepsEqualsWhole) {
+  SessionOptions options;
+  options.backend = GetParam();
+  auto session = Session::create(fixed_cache_graph(), options);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  const int64_t total = 21, prompt = 16;
+  Tensor q = random_f32({1, kHeads, total, kDim}, 4);
+  Tensor k = random_f32({1, kHeads, total, kDim}, 5);
+  Tensor v = random_f32({1, kHeads, total, kDim}, 6);
+
+  Stream whole(**session);
+  auto all = whole.run(cache_feeds(q, k, v, 0, total));
+  ASSERT_TRUE(all.is_ok()) << all.status().to_string();
+  // The state stays with the Stream; only y comes back.
+  EXPECT_EQ(all->count("present_key"), 0u);
+
+  Stream parts(**session);
+  auto first = parts.run(cache_feeds(q, k, v, 0, prompt));
+  ASSERT_TRUE(first.is_ok()) << first.status().to_string();
+  expect_tokens_close(first->at("y"), all->at("y"), 0);
+  for (int64_t t = prompt; t < total; ++t) {
+    auto step = parts.run(cache_feeds(q, k, v, t, t + 1));
+    ASSERT_TRUE(step.is_ok()) << step.status().to_string();
+    expect_tokens_close(step->at("y"), all->at("y"), t);
+  }
+}
+
+TEST(Stream, CpuWritesTheFixedCapacityCacheInPlace) {
+  SessionOptions options;
+  options.backend = "cpu";
+  auto session = Session::create(fixed_cache_graph(), options);
+  if (!session.is_ok()) GTEST_SKIP() << session.status().to_string();
+  Tensor q = random_f32({1, kHeads, 3, kDim}, 7);
+  Tensor k = random_f32({1, kHeads, 3, kDim}, 8);
+  Tensor v = random_f32({1, kHeads, 3, kDim}, 9);
+  Stream stream(**session);
+  ASSERT_TRUE(stream.run(cache_feeds(q, k, v, 0, 1)).is_ok());
+  const void* cache = held_key_data(stream);
+  ASSERT_TRUE(stream.run(cache_feeds(q, k, v, 1, 2)).is_ok());
+  EXPECT_EQ(held_key_data(stream), cache) << "the step copied the cache";
+
+  // A snapshot shares the cache, so the next step must copy, and the
+  // snapshot keeps the state it was taken at.
+  auto saved = stream.snapshot();
+  Tensor before = saved.at("past_key").clone();
+  ASSERT_TRUE(stream.run(cache_feeds(q, k, v, 2, 3)).is_ok());
+  EXPECT_NE(held_key_data(stream), cache);
+  EXPECT_TRUE(saved.at("past_key").same_as(before));
+}
+
+TEST(Stream, BadFeedsLeaveTheStateAlone) {
+  auto session = Session::create(fixed_cache_graph());
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  Tensor x = random_f32({1, kHeads, 2, kDim}, 10);
+  Stream stream(**session);
+  ASSERT_TRUE(stream.run(cache_feeds(x, x, x, 0, 2)).is_ok());
+  auto saved = stream.snapshot();
+  auto feeds = cache_feeds(x, x, x, 2, 3);
+  feeds["k"] = random_f32({1, kHeads, 1, kDim + 1}, 11);
+  auto bad = stream.run(feeds);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("'k'"), std::string::npos)
+      << bad.status().message();
+  auto kept = stream.snapshot();
+  ASSERT_EQ(kept.size(), saved.size());
+  EXPECT_TRUE(kept.at("past_key").same_as(saved.at("past_key")));
+
+  // A failure inside the run (write index past the capacity) resets it.
+  feeds = cache_feeds(x, x, x, 2, 3);
+  feeds["write_index"] = Tensor::from_vector<int64_t>({1}, {kCapacity});
+  auto failed = stream.run(feeds);
+  ASSERT_FALSE(failed.is_ok());
+  EXPECT_NE(failed.status().message().find("state is reset"), std::string::npos)
+      << failed.status().message();
+  EXPECT_TRUE(stream.snapshot().empty());
 }
 
 TEST(Stream, RestoreRefusesUnknownNames) {

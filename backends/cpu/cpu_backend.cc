@@ -48,15 +48,14 @@ class CpuExecutable : public Executable {
   CpuExecutable(Graph graph, int num_threads)
       : graph_(std::move(graph)), num_threads_(num_threads) {}
 
-  Result<std::vector<Tensor>> run(
-      const std::vector<Tensor>& inputs) const override {
+  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
     cpu::set_threads_for_this_thread(num_threads_);
     static const KernelChooser choose =
         [](const Node& node, const OpSchema&) -> Result<KernelFn> {
       SEQRT_ASSIGN_OR_RETURN(const CpuKernel* kernel, find_kernel(node));
       return kernel->run;
     };
-    return interpret_graph(graph_, inputs, choose);
+    return interpret_graph(graph_, std::move(inputs), choose);
   }
 
  private:

@@ -13,9 +13,8 @@ class ReferenceExecutable : public Executable {
  public:
   explicit ReferenceExecutable(Graph graph) : graph_(std::move(graph)) {}
 
-  Result<std::vector<Tensor>> run(
-      const std::vector<Tensor>& inputs) const override {
-    return run_reference_graph(graph_, inputs);
+  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
+    return run_reference_graph(graph_, std::move(inputs));
   }
 
  private:
@@ -55,13 +54,13 @@ class ReferenceBackend : public HostMemoryBackend {
 }  // namespace
 
 Result<std::vector<Tensor>> run_reference_graph(
-    const Graph& graph, const std::vector<Tensor>& inputs,
+    const Graph& graph, std::vector<Tensor> inputs,
     const std::map<std::string, Tensor>* outer) {
   static const KernelChooser reference = [](const Node&,
                                             const OpSchema& schema) {
     return Result<KernelFn>(schema.reference);
   };
-  return interpret_graph(graph, inputs, reference, outer);
+  return interpret_graph(graph, std::move(inputs), reference, outer);
 }
 
 std::unique_ptr<Backend> create_reference_backend() {

@@ -15,7 +15,7 @@ std::unique_ptr<Backend> create_reference_backend();
 // executable and by reference kernels that run subgraphs. `outer` holds
 // values of enclosing graphs by name for captures.
 Result<std::vector<Tensor>> run_reference_graph(
-    const Graph& graph, const std::vector<Tensor>& inputs,
+    const Graph& graph, std::vector<Tensor> inputs,
     const std::map<std::string, Tensor>* outer = nullptr);
 
 }  // namespace seqrt

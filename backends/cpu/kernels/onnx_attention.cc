@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernel_table.h"
@@ -258,20 +259,29 @@ Status run_onnx_attention_cpu(KernelContext& ctx) {
   return set_presents(ctx, keys, values);
 }
 
-// Copies whole runs of rows: one memcpy per slab, two when a circular write
-// wraps.
+// Writes the update rows into each slab of the cache: one memcpy, two when
+// a circular write wraps. The cache is updated in place when the executor
+// hands it over (the Stream's KV cache: a step costs its new rows, not the
+// capacity); otherwise it is copied first.
 Status run_tensor_scatter_cpu(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(TensorScatterSpec s, tensor_scatter_spec(ctx));
-  const Tensor& cache = *ctx.input(0);
-  SEQRT_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocate_output(0, cache.dtype(), cache.dims()));
-  auto* dst = static_cast<uint8_t*>(out->mutable_data());
   const auto* src = static_cast<const uint8_t*>(ctx.input(1)->data());
-  const auto* old = static_cast<const uint8_t*>(cache.data());
   const int64_t slab_bytes = s.max_len * s.row_bytes;
+  const uint8_t* old = nullptr;
+  if (std::optional<Tensor> cache = ctx.take_input(0)) {
+    ctx.set_output(0, std::move(*cache));
+  } else {
+    const Tensor& past = *ctx.input(0);
+    SEQRT_RETURN_IF_ERROR(
+        ctx.allocate_output(0, past.dtype(), past.dims()).status());
+    old = static_cast<const uint8_t*>(past.data());
+  }
+  auto* dst = static_cast<uint8_t*>(ctx.outputs()[0].mutable_data());
   parallel_for(s.batch * s.prefix, [&](int64_t slab) {
     uint8_t* to = dst + slab * slab_bytes;
-    std::memcpy(to, old + slab * slab_bytes, static_cast<size_t>(slab_bytes));
+    if (old != nullptr) {
+      std::memcpy(to, old + slab * slab_bytes, static_cast<size_t>(slab_bytes));
+    }
     int64_t b = slab / s.prefix;
     int64_t start = s.position(b, 0);
     int64_t first = std::min(s.seq_len, s.max_len - start);
