@@ -1,16 +1,51 @@
 #include "graph/tensor.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace seqrt {
 namespace {
 
 constexpr size_t kAlignment = 64;
 
+#if defined(__linux__)
+// Large tensors (a scan's output, a KV cache) get their own mapping, aligned
+// to the 2 MiB of a transparent huge page and marked MADV_HUGEPAGE: fresh
+// anonymous pages are already zero, so they are not written twice, and
+// touching them faults once per 2 MiB instead of once per 4 KiB (measured:
+// faults were a quarter of a 12 MB SelectiveScan output's cost).
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kMappedMin = 2 * kHugePage;
+
+std::shared_ptr<void> map_zeroed(size_t bytes) {
+  const size_t size = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  const size_t span = size + kHugePage;
+  void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  auto* start = static_cast<char*>(raw);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(start);
+  char* data = start + ((kHugePage - address % kHugePage) % kHugePage);
+  // Give back the unaligned head and the unused tail of the span.
+  if (data > start) munmap(start, static_cast<size_t>(data - start));
+  const size_t tail = span - static_cast<size_t>(data - start) - size;
+  if (tail > 0) munmap(data + size, tail);
+  madvise(data, size, MADV_HUGEPAGE);  // advice only: ignored if THP is off
+  return std::shared_ptr<void>(data, [size](void* p) { munmap(p, size); });
+}
+#endif
+
 std::shared_ptr<void> allocate_aligned(size_t bytes) {
+#if defined(__linux__)
+  if (bytes >= kMappedMin) return map_zeroed(bytes);
+#endif
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* data = std::aligned_alloc(kAlignment, rounded);

@@ -56,6 +56,23 @@ TEST(Tensor, AllocateIsZeroedAndAligned) {
   EXPECT_FALSE(t.is_view());
 }
 
+TEST(Tensor, LargeAllocationsAreZeroedAlignedAndReleased) {
+  // Sizes around the threshold where tensors get their own mapping.
+  for (int64_t mib : {3, 4, 5, 17}) {
+    const int64_t count = mib * 1024 * 1024 / 4 + 3;
+    for (int round = 0; round < 2; ++round) {
+      Tensor t = Tensor::allocate(DType::kF32, {count}).value();
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data()) % 64, 0u);
+      float* data = t.mutable_data_as<float>();
+      int64_t nonzero = 0;
+      for (int64_t i = 0; i < count; ++i) nonzero += data[i] != 0.0f;
+      EXPECT_EQ(nonzero, 0) << mib << " MiB, round " << round;
+      // Dirty every element so a reused block would show up as nonzero.
+      for (int64_t i = 0; i < count; ++i) data[i] = 1.0f;
+    }
+  }
+}
+
 TEST(Tensor, ElementAccessConvertsEveryDType) {
   for (int i = 1; i <= static_cast<int>(kLastDType); ++i) {
     DType dtype = static_cast<DType>(i);

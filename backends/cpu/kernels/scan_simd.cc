@@ -222,26 +222,37 @@ void SkipAndGateBlockImpl(float* y, const float* u, const float* dskip,
 
 // K state vectors (n = j .. j+K-1, each across the block's channels) in
 // registers for the whole stretch; adds their Σ h·c into y (or writes it on
-// the first pass). The exp argument Δ·A is ≤ 0 in any stable model; the
-// clamp in FastExp2 keeps other inputs finite.
+// the first pass). The decays of the stretch are computed first, in a loop
+// whose steps are independent (so the exp's long dependency chain overlaps
+// across steps), into L1 scratch that the recurrence then reads: fused, the
+// exp chains and the h chains together overflowed the registers and the
+// out-of-order window (measured 1.4× slower). The exp argument Δ·A is ≤ 0
+// in any stable model; the clamp in FastExp2 keeps other inputs finite.
 template <int K>
 HWY_INLINE void ChannelPass(const ChannelScan& s, size_t j, bool first) {
   const D d;
   const size_t lanes = hn::Lanes(d);
   using V = hn::Vec<D>;
+  const float* a2 = s.a2 + j * lanes;
+  float* decay = s.decay;
+  for (size_t t = 0; t < s.length; ++t) {
+    const V dt = hn::Load(d, s.dt + t * lanes);
+    for (int k = 0; k < K; ++k) {
+      hn::Store(FastExp2(d, hn::Mul(dt, hn::Load(d, a2 + k * lanes))), d,
+                decay + (t * K + k) * lanes);
+    }
+  }
   V h[K];
   for (int k = 0; k < K; ++k) h[k] = hn::Load(d, s.h + (j + k) * lanes);
-  const float* a2 = s.a2 + j * lanes;
   const float* b = s.b + j;
   const float* c = s.c + j;
   for (size_t t = 0; t < s.length; ++t) {
-    const V dt = hn::Load(d, s.dt + t * lanes);
     const V dtx = hn::Load(d, s.dtx + t * lanes);
     float* y = s.y + t * lanes;
     V acc = first ? hn::Zero(d) : hn::Load(d, y);
     for (int k = 0; k < K; ++k) {
-      const V decay = FastExp2(d, hn::Mul(dt, hn::Load(d, a2 + k * lanes)));
-      h[k] = hn::MulAdd(decay, h[k], hn::Mul(dtx, hn::Set(d, b[k])));
+      const V e = hn::Load(d, decay + (t * K + k) * lanes);
+      h[k] = hn::MulAdd(e, h[k], hn::Mul(dtx, hn::Set(d, b[k])));
       acc = hn::MulAdd(h[k], hn::Set(d, c[k]), acc);
     }
     hn::Store(acc, d, y);
@@ -249,6 +260,10 @@ HWY_INLINE void ChannelPass(const ChannelScan& s, size_t j, bool first) {
     c += s.bc_stride;
   }
   for (int k = 0; k < K; ++k) hn::Store(h[k], d, s.h + (j + k) * lanes);
+}
+
+size_t ChannelScanDecayFloatsImpl(size_t length) {
+  return length * kChannelPassWidth * hn::Lanes(D());
 }
 
 void ScanChannelsImpl(const ChannelScan& s) {
@@ -331,6 +346,7 @@ HWY_EXPORT(ScanLanesImpl);
 HWY_EXPORT(DeltaRowImpl);
 HWY_EXPORT(ScanRowImpl);
 HWY_EXPORT(ScanChannelsImpl);
+HWY_EXPORT(ChannelScanDecayFloatsImpl);
 HWY_EXPORT(RowsToBlockImpl);
 HWY_EXPORT(BlockToRowsImpl);
 HWY_EXPORT(DeltaBlockImpl);
@@ -346,6 +362,9 @@ void delta_row(const float* x, float bias, bool softplus, float lo, float hi,
 void scan_row(const ScanRow& row) { HWY_DYNAMIC_DISPATCH(ScanRowImpl)(row); }
 void scan_channels(const ChannelScan& scan) {
   HWY_DYNAMIC_DISPATCH(ScanChannelsImpl)(scan);
+}
+size_t channel_scan_decay_floats(size_t length) {
+  return HWY_DYNAMIC_DISPATCH(ChannelScanDecayFloatsImpl)(length);
 }
 void rows_to_block(const float* const* rows, size_t len, float* block) {
   HWY_DYNAMIC_DISPATCH(RowsToBlockImpl)(rows, len, block);

@@ -44,7 +44,8 @@ void scan_row(const ScanRow& row);
 // with a2 = A·log2(e) and the exp by FastExp2 (simd/fast_exp-inl.h, ~2 ulp).
 // dt, dtx, y: (length, lanes); a2, h: (n, lanes); b, c: rows of n floats,
 // bc_stride apart, one per step (broadcast to every lane). Unused lanes need
-// a2 = 0 and Δ·u = 0 (their state then stays as it was).
+// a2 = 0 and Δ·u = 0 (their state then stays as it was). `decay` is scratch
+// of channel_scan_decay_floats(length) floats.
 struct ChannelScan {
   size_t length = 0;
   size_t n = 0;
@@ -56,8 +57,10 @@ struct ChannelScan {
   size_t bc_stride = 0;
   float* h = nullptr;  // in and out
   float* y = nullptr;  // written
+  float* decay = nullptr;
 };
 void scan_channels(const ChannelScan& scan);
+size_t channel_scan_decay_floats(size_t length);
 
 // (step, lane) blocks for ChannelScan, `lanes` = scan_lanes() rows wide:
 // columns [0, len) of rows[0 .. lanes) become block[t·lanes + i], and back.

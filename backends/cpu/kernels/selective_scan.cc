@@ -96,6 +96,7 @@ struct BlockScratch {
         y(block(kStretch * lanes)),
         a2(block(std::max<size_t>(n, 1) * lanes)),
         h(block(std::max<size_t>(n, 1) * lanes)),
+        decay(block(channel_scan_decay_floats(kStretch))),
         bias(lanes),
         dskip(lanes),
         zeros(kStretch, 0.0f),
@@ -106,7 +107,7 @@ struct BlockScratch {
   }
 
   size_t lanes;
-  hwy::AlignedFreeUniquePtr<float[]> dt, dtx, u, z, y, a2, h;
+  hwy::AlignedFreeUniquePtr<float[]> dt, dtx, u, z, y, a2, h, decay;
   std::vector<float> bias, dskip;
   // Rows of unused lanes: read as zeros, written to the sink.
   std::vector<float> zeros, sink;
@@ -162,6 +163,7 @@ void scan_block(const ScanInputs& in, BlockScratch& w, int64_t b, int64_t d0,
     scan.bc_stride = static_cast<size_t>(n);
     scan.h = w.h.get();
     scan.y = w.y.get();
+    scan.decay = w.decay.get();
     scan_channels(scan);
     if (in.z) rows_to_block(z_rows.data(), len, w.z.get());
     skip_and_gate_block(w.y.get(), w.u.get(),
