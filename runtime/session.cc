@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/passes/pass.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
 #include "ops/interpreter.h"
@@ -42,6 +43,9 @@ Result<std::unique_ptr<Session>> Session::create(Graph graph,
   std::string context = fmt::format("graph '{}'", graph.name);
   Status status = verify_graph(graph);
   if (status.is_ok()) status = infer_graph(graph);
+  if (status.is_ok() && options.optimize) {
+    status = optimize_graph(graph).status();
+  }
   if (!status.is_ok()) return status.with_context(context);
 
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,

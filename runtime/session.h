@@ -24,6 +24,9 @@ namespace seqrt {
 
 struct SessionOptions {
   std::string backend = "reference";  // a name of compiled_backends()
+  // Run the graph passes (graph/passes: folding, dead code, fusions into
+  // the fused ops) before compiling; off runs the graph exactly as given.
+  bool optimize = true;
   CompileOptions compile;
 };
 

@@ -11,6 +11,7 @@
 #include "graph/printer.h"
 #include "runtime/model_loader.h"
 #include "tools/command.h"
+#include "tools/inspect_passes.h"
 
 namespace seqrt {
 namespace {
@@ -18,6 +19,7 @@ namespace {
 struct InspectOptions {
   std::string model;
   bool print_graph = false;
+  bool print_passes = false;
 };
 
 std::string type_text(const Value& value) {
@@ -98,6 +100,7 @@ Status run_inspect(const InspectOptions& options) {
   print_state_pairs(graph);
   print_metadata(graph);
   if (options.print_graph) fmt::print("\n{}", print_graph(graph));
+  if (options.print_passes) SEQRT_RETURN_IF_ERROR(print_passes(graph));
   return Status::ok();
 }
 
@@ -112,6 +115,9 @@ Command add_inspect_command(CLI::App& app) {
   sub->add_option("FILE", options->model, "Model file (.seqrt)")->required();
   sub->add_flag("--graph", options->print_graph,
                 "Also print every node of the graph");
+  sub->add_flag("--passes", options->print_passes,
+                "Also print the graph before and after the optimisation "
+                "passes, with what each pass did");
   return {sub, [options] { return run_inspect(*options); }};
 }
 

@@ -34,6 +34,7 @@ struct RunOptions {
   bool write_pb = false;  // also DIR/<name>.pb
   std::string backend = "reference";
   int repeat = 1;
+  bool no_optimize = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -165,6 +166,7 @@ Status run_model(const RunOptions& options) {
 
   SessionOptions session_options;
   session_options.backend = options.backend;
+  session_options.optimize = !options.no_optimize;
   start = Clock::now();
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                          Session::create(std::move(graph), session_options));
@@ -219,6 +221,8 @@ Command add_run_command(CLI::App& app) {
                   "Run N times; the run time reported is the median")
       ->check(CLI::Range(1, kMaxRepeat))
       ->capture_default_str();
+  sub->add_flag("--no-optimize", options->no_optimize,
+                "Run the graph as given, without the fusion passes");
   return {sub, [options] { return run_model(*options); }};
 }
 
