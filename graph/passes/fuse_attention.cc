@@ -11,10 +11,15 @@
 //     past_* inputs, its output the present_* outputs of the fused node;
 //   - BERT's Transpose(X, perm 0,2,3,1) of X (B,T,H,d): K becomes
 //     Transpose(X, perm 0,2,1,3).
-// A Where with a constant below -1e30 (finfo.min, -inf) equals the bool
-// mask of Attention except on a row with no visible key, where the
-// decomposition averages V and Attention gives 0.
+// A Where(bool_mask, S, fill) with a constant fill below -1e30 (finfo.min)
+// becomes the float mask Where(bool_mask, 0, fill): fp32 absorbs any
+// logit into such a fill, so every row, one with no visible key included
+// (the decomposition averages V there), gives the same. Attention's own
+// bool mask would give 0 on such a row. With fill = -inf the decomposition
+// gives NaN on such a row and the fused node 0.
 #include <cmath>
+#include <functional>
+#include <vector>
 
 #include "graph/passes/match.h"
 #include "graph/passes/passes.h"
@@ -169,14 +174,20 @@ bool keeps_shape(const Shape* scores, const Shape* masked) {
   return true;
 }
 
-// Add(S, mask) | Add(mask, S) | Where(mask, S, -big) before the Softmax:
-// S and the mask; S alone when there is neither.
-std::pair<ValueId, ValueId> strip_mask(const Matcher& m, ValueId logits,
-                                       std::set<int>& nodes) {
+// The logits before masking and how they are masked.
+struct Masking {
+  ValueId scores = kNoValue;
+  ValueId mask = kNoValue;  // float mask, or bool mask when fill is set
+  ValueId fill = kNoValue;  // the Where's fill for masked logits
+};
+
+// Add(S, mask) | Add(mask, S) | Where(mask, S, -big) before the Softmax;
+// S alone when there is neither.
+Masking strip_mask(const Matcher& m, ValueId logits, std::set<int>& nodes) {
   int n = m.uses().producer[logits];
   const Shape* out = m.shape(logits);
   if (n < 0 || out == nullptr || !m.node(n).attrs.empty()) {
-    return {logits, kNoValue};
+    return {logits};
   }
   const Node& node = m.node(n);
   if (is_op(m, n, "Add")) {
@@ -203,10 +214,10 @@ std::pair<ValueId, ValueId> strip_mask(const Matcher& m, ValueId logits,
     if (fill && *fill <= kMaskedLogit && cs != nullptr && cs->rank() <= 4 &&
         keeps_shape(ss, out) && m.dtype(node.inputs[0]) == DType::kBool) {
       nodes.insert(n);
-      return {node.inputs[1], node.inputs[0]};
+      return {node.inputs[1], node.inputs[0], node.inputs[2]};
     }
   }
-  return {logits, kNoValue};
+  return {logits};
 }
 
 // Softmax(S, last axis), through Casts to its own dtype (softmax(dtype=
@@ -307,8 +318,8 @@ std::optional<Fusion> match_attention(const Matcher& m, int n) {
   fusion.remove = {n};
   int softmax_n = match_softmax(m, out_mm.inputs[0], fusion.remove);
   if (softmax_n < 0) return std::nullopt;
-  auto [s, mask] = strip_mask(m, m.node(softmax_n).inputs[0], fusion.remove);
-  std::optional<Scores> scores = match_scores(m, s, fusion.remove);
+  Masking masking = strip_mask(m, m.node(softmax_n).inputs[0], fusion.remove);
+  std::optional<Scores> scores = match_scores(m, masking.scores, fusion.remove);
   ValueId repeated_v = out_mm.inputs[1];
   if (!scores || rank4(m, repeated_v) == nullptr ||
       rank4(m, scores->q) == nullptr) {
@@ -323,19 +334,48 @@ std::optional<Fusion> match_attention(const Matcher& m, int n) {
   std::set<ValueId> kept = {y, scores->key.present, value.present};
   if (!m.is_private(fusion.remove, kept)) return std::nullopt;
 
-  Node fused = attention_node(out_mm, *scores, value, mask);
+  // New values are made once the fusion is applied: the key of BERT's
+  // layout, and the float form of a Where mask.
+  Node fused = attention_node(out_mm, *scores, value, masking.mask);
+  std::vector<std::function<void(Graph&, std::vector<Node>&)>> makers;
   if (scores->bert_x != kNoValue) {
     Node transpose;
     transpose.name = out_mm.name + "_key";
     transpose.op = "Transpose";
     transpose.inputs = {scores->bert_x};
     transpose.attrs = {{"perm", Attribute(std::vector<int64_t>{0, 2, 1, 3})}};
+    const size_t at = fusion.add.size();
     fusion.add.push_back(std::move(transpose));
     std::string base = m.graph().value(scores->bert_x).name + "_heads";
-    fusion.create_values = [base](Graph& graph, std::vector<Node>& add) {
+    makers.push_back([base, at](Graph& graph, std::vector<Node>& add) {
       ValueId key = add_fresh_value(graph, base);
-      add[0].outputs = {key};
-      add[1].inputs[1] = key;
+      add[at].outputs = {key};
+      add.back().inputs[1] = key;
+    });
+  }
+  if (masking.fill != kNoValue) {
+    Node to_float;
+    to_float.name = out_mm.name + "_mask";
+    to_float.op = "Where";
+    to_float.inputs = {masking.mask, kNoValue, masking.fill};
+    const size_t at = fusion.add.size();
+    fusion.add.push_back(std::move(to_float));
+    const DType dtype = m.dtype(masking.scores);
+    std::string base = m.graph().value(masking.mask).name;
+    makers.push_back([base, at, dtype](Graph& graph, std::vector<Node>& add) {
+      ValueId zero = add_fresh_value(graph, base + "_visible");
+      graph.constants[zero] = Tensor::allocate(dtype, {}).value();
+      graph.value(zero).dtype = dtype;
+      graph.value(zero).shape = Shape();
+      ValueId mask = add_fresh_value(graph, base + "_float");
+      add[at].inputs[1] = zero;
+      add[at].outputs = {mask};
+      add.back().inputs[3] = mask;
+    });
+  }
+  if (!makers.empty()) {
+    fusion.create_values = [makers](Graph& graph, std::vector<Node>& add) {
+      for (const auto& make : makers) make(graph, add);
     };
   }
   fusion.add.push_back(std::move(fused));

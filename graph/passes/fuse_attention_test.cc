@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "graph/passes/pass_test_util.h"
@@ -38,6 +39,7 @@ struct AttentionOptions {
   bool symbolic_len = false;      // T is the symbol "seq"
   bool mask_keys_symbol = false;  // the mask's key dim is its own symbol
   bool probs_output = false;      // the Softmax output is a graph output too
+  bool blank_row = false;         // the bool mask hides every key of row 0
 };
 
 // BERT/GPT style: Softmax(Q K^T / sqrt(d) + mask) V over (1,4,5,8).
@@ -73,7 +75,9 @@ Graph attention_graph(const AttentionOptions& options) {
   } else if (options.mask == Mask::kBool) {
     std::vector<bool> causal;
     for (int64_t i = 0; i < kLen; ++i) {
-      for (int64_t j = 0; j < kLen; ++j) causal.push_back(j <= i);
+      for (int64_t j = 0; j < kLen; ++j) {
+        causal.push_back(j <= i && !(options.blank_row && i == 0));
+      }
     }
     ValueId mask =
         b.constant("causal", Tensor::from_vector<bool>({kLen, kLen}, causal));
@@ -137,7 +141,27 @@ TEST(FuseAttention, FusesWithoutMaskAndWithBoolMask) {
   causal.mask = Mask::kBool;
   fused = expect_fused(attention_graph(causal), fuse_attention_pass(),
                        "Attention", 1, attention_feeds(false));
+  // The Where that makes the float mask; folding turns it into a constant.
+  EXPECT_EQ(fused.nodes.size(), 2u);
+  ASSERT_TRUE(fold_constants_pass().run(fused).is_ok());
   EXPECT_EQ(fused.nodes.size(), 1u);
+}
+
+// The decomposition averages V on a row whose keys are all masked; the
+// fused node reads the Where as a float mask, so it does too.
+TEST(FuseAttention, BoolMaskedRowWithNoVisibleKeyStaysTheSame) {
+  AttentionOptions options;
+  options.mask = Mask::kBool;
+  options.blank_row = true;
+  Graph fused = expect_fused(attention_graph(options), fuse_attention_pass(),
+                             "Attention", 1, attention_feeds(false));
+  ASSERT_EQ(count_ops(fused, "Where"), 1u);
+  auto it = std::find_if(fused.nodes.begin(), fused.nodes.end(),
+                         [](const Node& n) { return n.op == "Attention"; });
+  ASSERT_NE(it, fused.nodes.end());
+  const Node& attention = *it;
+  ASSERT_EQ(attention.inputs.size(), 4u);
+  EXPECT_EQ(fused.value(attention.inputs[3]).dtype, DType::kF32);
 }
 
 TEST(FuseAttention, FusesScaleOnQAndK) {
