@@ -201,25 +201,6 @@ void DeltaBlockImpl(float* dt, const float* bias, bool softplus, const float* u,
   }
 }
 
-void SkipAndGateBlockImpl(float* y, const float* u, const float* dskip,
-                          const float* z, size_t len) {
-  const D d;
-  const size_t lanes = hn::Lanes(d);
-  const auto vd = dskip ? hn::LoadU(d, dskip) : hn::Zero(d);
-  const auto one = hn::Set(d, 1.0f);
-  for (size_t t = 0; t < len; ++t) {
-    auto v =
-        hn::MulAdd(vd, hn::Load(d, u + t * lanes), hn::Load(d, y + t * lanes));
-    if (z) {
-      // z·σ(z) = z / (1 + e^-z); FastExp's clamp keeps e^-z finite, so
-      // z << 0 gives ~z·e^z, never NaN.
-      const auto vz = hn::Load(d, z + t * lanes);
-      v = hn::Mul(v, hn::Div(vz, hn::Add(one, FastExp(d, hn::Neg(vz)))));
-    }
-    hn::Store(v, d, y + t * lanes);
-  }
-}
-
 // K state vectors (n = j .. j+K-1, each across the block's channels) in
 // registers for the whole stretch; adds their Σ h·c into y (or writes it on
 // the first pass). The decays of the stretch are computed first, in a loop
@@ -350,7 +331,6 @@ HWY_EXPORT(ChannelScanDecayFloatsImpl);
 HWY_EXPORT(RowsToBlockImpl);
 HWY_EXPORT(BlockToRowsImpl);
 HWY_EXPORT(DeltaBlockImpl);
-HWY_EXPORT(SkipAndGateBlockImpl);
 HWY_EXPORT(DecayMaskRowImpl);
 HWY_EXPORT(SkipAndGateImpl);
 
@@ -375,10 +355,6 @@ void block_to_rows(const float* block, size_t len, float* const* rows) {
 void delta_block(float* dt, const float* bias, bool softplus, const float* u,
                  float* dtx, size_t len) {
   HWY_DYNAMIC_DISPATCH(DeltaBlockImpl)(dt, bias, softplus, u, dtx, len);
-}
-void skip_and_gate_block(float* y, const float* u, const float* dskip,
-                         const float* z, size_t len) {
-  HWY_DYNAMIC_DISPATCH(SkipAndGateBlockImpl)(y, u, dskip, z, len);
 }
 void decay_mask_row(const float* in, const float* cs, const float* dt,
                     float cs_l, size_t count, float* out) {

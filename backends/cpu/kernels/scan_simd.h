@@ -74,9 +74,6 @@ void block_to_rows(const float* block, size_t len, float* const* rows);
 // dtx = dt·u.
 void delta_block(float* dt, const float* bias, bool softplus, const float* u,
                  float* dtx, size_t len);
-// y += dskip·u (dskip may be null); then y *= z·σ(z) when z is set.
-void skip_and_gate_block(float* y, const float* u, const float* dskip,
-                         const float* z, size_t len);
 
 // One row l of SSD's masked intra-chunk product (ssd_chunked.cc):
 //   out[k] = in[k]·e^{min(cs_l − cs[k], 0)}·dt[k]   for k < count,

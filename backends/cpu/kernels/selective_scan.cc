@@ -3,9 +3,10 @@
 // h[n] of the block is one vector, kept in registers a few rows at a time
 // for a whole stretch of steps (scan_simd.h, ChannelScan). Softplus, the exp
 // (FastExp2), the D-skip and the z-gate are fused; only the final state is
-// written. Time is taken in stretches of kStretch steps whose Δ, u, z and y are
+// written. Time is taken in stretches of kStretch steps whose Δ, u and y are
 // transposed (8×8 in registers on AVX2) to (step, lane) scratch that stays in
-// L1, so every per-step operation is one vector operation for the whole block.
+// L1, so every per-step operation is one vector operation for the whole block;
+// the D-skip and z-gate then run along the rows just written back.
 // Threads take batch × channel blocks. Bm and Cm are transposed once to (L, N)
 // rows per group so each step broadcasts from one contiguous row.
 #include <hwy/aligned_allocator.h>
@@ -25,8 +26,8 @@ namespace {
 
 enum Input { kU, kDelta, kA, kB, kC, kDskip, kZ, kDeltaBias, kPastState };
 
-// Steps per stretch: Δ, Δ·u, u, z and y of a stretch (5 × 128 × lanes
-// floats, 20 KiB with 8 lanes) stay in L1 next to the state.
+// Steps per stretch: Δ, Δ·u, u and y of a stretch (4 × 128 × lanes floats,
+// 16 KiB with 8 lanes) and the decays of one pass stay in L1.
 constexpr int64_t kStretch = 128;
 // Channel blocks per task: at least kMinTaskWork state updates (channel ×
 // step × n), so a decode step is not split into tasks smaller than the
@@ -92,7 +93,6 @@ struct BlockScratch {
         dt(block(kStretch * lanes)),
         dtx(block(kStretch * lanes)),
         u(block(kStretch * lanes)),
-        z(block(kStretch * lanes)),
         y(block(kStretch * lanes)),
         a2(block(std::max<size_t>(n, 1) * lanes)),
         h(block(std::max<size_t>(n, 1) * lanes)),
@@ -107,7 +107,7 @@ struct BlockScratch {
   }
 
   size_t lanes;
-  hwy::AlignedFreeUniquePtr<float[]> dt, dtx, u, z, y, a2, h, decay;
+  hwy::AlignedFreeUniquePtr<float[]> dt, dtx, u, y, a2, h, decay;
   std::vector<float> bias, dskip;
   // Rows of unused lanes: read as zeros, written to the sink.
   std::vector<float> zeros, sink;
@@ -165,11 +165,13 @@ void scan_block(const ScanInputs& in, BlockScratch& w, int64_t b, int64_t d0,
     scan.y = w.y.get();
     scan.decay = w.decay.get();
     scan_channels(scan);
-    if (in.z) rows_to_block(z_rows.data(), len, w.z.get());
-    skip_and_gate_block(w.y.get(), w.u.get(),
-                        in.dskip ? w.dskip.data() : nullptr,
-                        in.z ? w.z.get() : nullptr, len);
     block_to_rows(w.y.get(), len, y_rows.data());
+    // The skip and the gate on the rows just written (in L1): no transpose
+    // of z.
+    for (int64_t i = 0; i < count; ++i) {
+      skip_and_gate(y_rows[i], u_rows[i], in.dskip != nullptr, w.dskip[i],
+                    in.z ? z_rows[i] : nullptr, len);
+    }
   }
   for (int64_t i = 0; i < count; ++i) {
     float* state = in.state + (b * s.channels + d0 + i) * n;
