@@ -1,4 +1,6 @@
-// seqrt inspect FILE [--graph]: what a model takes, returns and contains.
+// seqrt inspect FILE [--graph] [--passes] [--plan [--bind NAME=SIZE ...]]: what a
+// model takes, returns and contains; the graph, its optimisation and its
+// memory plan.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -12,6 +14,7 @@
 #include "runtime/model_loader.h"
 #include "tools/command.h"
 #include "tools/inspect_passes.h"
+#include "tools/inspect_plan.h"
 
 namespace seqrt {
 namespace {
@@ -20,6 +23,8 @@ struct InspectOptions {
   std::string model;
   bool print_graph = false;
   bool print_passes = false;
+  bool print_plan = false;
+  std::vector<std::string> bindings;  // NAME=SIZE, for --plan
 };
 
 std::string type_text(const Value& value) {
@@ -101,6 +106,9 @@ Status run_inspect(const InspectOptions& options) {
   print_metadata(graph);
   if (options.print_graph) fmt::print("\n{}", print_graph(graph));
   if (options.print_passes) SEQRT_RETURN_IF_ERROR(print_passes(graph));
+  if (options.print_plan) {
+    SEQRT_RETURN_IF_ERROR(print_memory_plan(graph, options.bindings));
+  }
   return Status::ok();
 }
 
@@ -118,6 +126,14 @@ Command add_inspect_command(CLI::App& app) {
   sub->add_flag("--passes", options->print_passes,
                 "Also print the graph before and after the optimisation "
                 "passes, with what each pass did");
+  CLI::Option* plan = sub->add_flag(
+      "--plan", options->print_plan,
+      "Also print the memory plan: each value's kind, arena offset and size, "
+      "and the peak arena next to the naive sum");
+  sub->add_option("--bind", options->bindings,
+                  "Size of a symbolic dim for --plan, as NAME=SIZE "
+                  "(repeatable)")
+      ->needs(plan);
   return {sub, [options] { return run_inspect(*options); }};
 }
 

@@ -1,0 +1,29 @@
+// Concrete types for planning: symbolic dims replaced by their bindings and
+// every value's type inferred again, so that sizes computed from bound dims
+// (including shape arithmetic feeding Reshape) become numbers.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace seqrt {
+
+// A copy of `graph` whose top-level value shapes have each bound symbol
+// replaced by its value, then typed by infer_graph.
+Result<Graph> bind_dims(const Graph& graph,
+                        const std::map<std::string, int64_t>& bindings);
+
+// "{batch=1, seq=8}"
+std::string bindings_to_string(const std::map<std::string, int64_t>& bindings);
+
+// The dims of `value` in a bound graph, or an error naming the value (and
+// `producer`, when not null) when its dtype or a dim is still unknown.
+Result<std::vector<int64_t>> concrete_dims(
+    const Value& value, const Node* producer,
+    const std::map<std::string, int64_t>& bindings);
+
+}  // namespace seqrt

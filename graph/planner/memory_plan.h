@@ -1,0 +1,69 @@
+// The graph-level memory plan (DESIGN.md §5.1): for one binding of a
+// graph's symbolic dims, where every value lives. Transient values share one
+// arena, placed by their lifetimes over the fixed topological schedule;
+// elementwise ops may write into a dying input (in place) and reshape-like
+// ops alias their input (views). See README.md for the algorithm.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace seqrt {
+
+enum class MemoryKind {
+  kUnused,    // a value no node, input, output or constant refers to
+  kArena,     // transient: at `offset` in the run's arena
+  kState,     // a state pair's input or output: owned by the Stream
+  kIo,        // a graph input or output: bound by the caller
+  kConstant,  // a weight
+};
+
+const char* memory_kind_name(MemoryKind kind);  // "arena", "state", ...
+
+// Arena offsets and block sizes are multiples of this.
+inline constexpr int64_t kArenaAlignment = 64;
+
+struct ValuePlan {
+  MemoryKind kind = MemoryKind::kUnused;
+  DType dtype = DType::kUndefined;
+  std::vector<int64_t> dims;  // concrete, under the plan's dim bindings
+  int64_t bytes = 0;          // dims x dtype size, unaligned
+  int64_t offset = -1;        // arena values only
+  // The value whose memory this one reuses: the input of a view op, or the
+  // dying input an elementwise op overwrites (in_place). kNoValue for none.
+  // A view of a non-arena value takes that value's kind.
+  ValueId alias_of = kNoValue;
+  bool in_place = false;
+  // Schedule steps (positions in `schedule`) of the producer and of the
+  // last reader; inputs and constants start at step 0.
+  int first_step = 0;
+  int last_step = 0;
+};
+
+struct MemoryPlan {
+  std::map<std::string, int64_t> dim_bindings;
+  std::vector<int> schedule;      // node indices, graph.topological_order()
+  std::vector<ValuePlan> values;  // indexed by ValueId
+  int64_t peak_arena_bytes = 0;   // the arena size a run needs
+  int64_t naive_arena_bytes = 0;  // every arena value in its own block
+};
+
+// Plans `graph` with its symbolic dims bound. Every value a node reads or
+// writes must get a concrete size from the bindings and the ops' inference;
+// an error names the first value that does not. Subgraphs are opaque: the
+// values they capture live until the node holding them ends.
+Result<MemoryPlan> plan_memory(
+    const Graph& graph, const std::map<std::string, int64_t>& dim_bindings);
+
+// Checks a plan against its graph: kinds, sizes and lifetimes as the graph
+// implies; every alias declared by a view or elementwise op that may take
+// it; no two arena values alive at the same step share a byte unless one
+// aliases the other, and no in-place write clobbers a value read later;
+// every block inside the peak; peak <= naive sum.
+Status validate_plan(const Graph& graph, const MemoryPlan& plan);
+
+}  // namespace seqrt

@@ -1,0 +1,93 @@
+#include "tools/inspect_plan.h"
+
+#include <charconv>
+#include <cstdint>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "graph/passes/pass.h"
+#include "graph/planner/memory_plan.h"
+
+namespace seqrt {
+namespace {
+
+Result<std::map<std::string, int64_t>> parse_bindings(
+    const std::vector<std::string>& bindings) {
+  std::map<std::string, int64_t> parsed;
+  for (const std::string& binding : bindings) {
+    const size_t equals = binding.find('=');
+    int64_t size = -1;
+    const char* end = binding.data() + binding.size();
+    bool ok = equals != std::string::npos && equals > 0;
+    if (ok) {
+      auto [ptr, error] =
+          std::from_chars(binding.data() + equals + 1, end, size);
+      ok = error == std::errc() && ptr == end && size >= 0;
+    }
+    if (!ok) {
+      return invalid_argument(
+          "--bind '{}': expected NAME=SIZE with a size >= 0, e.g. seq=128",
+          binding);
+    }
+    parsed[binding.substr(0, equals)] = size;
+  }
+  return parsed;
+}
+
+std::string type_text(const ValuePlan& value) {
+  std::vector<std::string> dims;
+  for (int64_t dim : value.dims) dims.push_back(std::to_string(dim));
+  return fmt::format("{} ({})", dtype_name(value.dtype), fmt::join(dims, ","));
+}
+
+std::string alias_text(const Graph& graph, const ValuePlan& value) {
+  if (value.alias_of == kNoValue) return "";
+  return fmt::format("{} '{}'", value.in_place ? "in place of" : "view of",
+                     graph.value(value.alias_of).name);
+}
+
+void print_plan_table(const Graph& graph, const MemoryPlan& plan) {
+  fmt::print("  {:<32} {:<8} {:>12} {:>12}  {:<20} {}\n", "value", "kind",
+             "offset", "bytes", "type", "shares");
+  for (size_t id = 0; id < plan.values.size(); ++id) {
+    const ValuePlan& value = plan.values[id];
+    if (value.kind == MemoryKind::kUnused) continue;
+    const std::string offset =
+        value.kind == MemoryKind::kArena ? std::to_string(value.offset) : "-";
+    std::string row =
+        fmt::format("  {:<32} {:<8} {:>12} {:>12}  {:<20} {}",
+                    graph.values[id].name, memory_kind_name(value.kind), offset,
+                    value.bytes, type_text(value), alias_text(graph, value));
+    row.erase(row.find_last_not_of(' ') + 1);
+    fmt::print("{}\n", row);
+  }
+}
+
+}  // namespace
+
+Status print_memory_plan(const Graph& graph,
+                         const std::vector<std::string>& bindings) {
+  SEQRT_ASSIGN_OR_RETURN(auto dims, parse_bindings(bindings));
+  Graph optimized = graph;
+  SEQRT_RETURN_IF_ERROR(optimize_graph(optimized).status());
+  Result<MemoryPlan> plan = plan_memory(optimized, dims);
+  if (!plan.is_ok()) {
+    return plan.status().with_context(
+        "planning memory (bind symbolic dims with --bind NAME=SIZE)");
+  }
+  SEQRT_RETURN_IF_ERROR(validate_plan(optimized, *plan));
+  fmt::print("\nmemory plan of the optimised graph ({} nodes, {} values):\n",
+             optimized.nodes.size(), plan->values.size());
+  print_plan_table(optimized, *plan);
+  const double percent = plan->naive_arena_bytes == 0
+                             ? 100.0
+                             : 100.0 *
+                                   static_cast<double>(plan->peak_arena_bytes) /
+                                   static_cast<double>(plan->naive_arena_bytes);
+  fmt::print("peak arena: {} bytes; naive sum: {} bytes ({:.1f}% of it)\n",
+             plan->peak_arena_bytes, plan->naive_arena_bytes, percent);
+  return Status::ok();
+}
+
+}  // namespace seqrt
