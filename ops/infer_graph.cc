@@ -1,5 +1,6 @@
 #include "ops/infer_graph.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -94,6 +95,22 @@ std::vector<Tensor> evaluate_known(const Node& node, const OpSchema& schema,
     if (out.num_elements() > kMaxInferredValueElements) return {};
   }
   return std::move(ctx.outputs());
+}
+
+// Whether inference already says an output is too large to evaluate, so a
+// ConstantOfShape or Expand to a huge shape is not computed just to be
+// dropped (unknown shapes are evaluated and checked afterwards).
+bool has_large_output(const std::vector<ValueInfo>& outputs) {
+  for (const ValueInfo& out : outputs) {
+    if (!out.shape || !out.shape->is_fixed()) continue;
+    int64_t elements = 1;
+    for (const Dim& dim : out.shape->dims()) {
+      if (dim.value() > kMaxInferredValueElements) return true;
+      elements *= std::max<int64_t>(dim.value(), 1);
+      if (elements > kMaxInferredValueElements) return true;
+    }
+  }
+  return false;
 }
 
 // Values of enclosing graphs by name, for typing a subgraph's captures.
@@ -191,9 +208,12 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
       SEQRT_RETURN_IF_ERROR(
           infer_subgraphs(graph, graph.nodes[index], inputs, outer, registry));
     }
-    std::vector<Tensor> values = evaluate_known(node, schema, inputs);
-    InferContext ctx(node, schema, std::move(inputs));
+    InferContext ctx(node, schema, inputs);
     SEQRT_RETURN_IF_ERROR(schema.infer(ctx));
+    std::vector<Tensor> values;
+    if (!has_large_output(ctx.outputs())) {
+      values = evaluate_known(node, schema, inputs);
+    }
     if (values.empty()) values = ctx.output_values();
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i] == kNoValue) continue;
