@@ -30,6 +30,9 @@ struct CompileOptions {
   // are taken from the inputs at run time where the backend allows it.
   std::map<std::string, int64_t> dim_bindings;
   int num_threads = 0;  // 0: the backend's default
+  // Place intermediate tensors by the graph-level memory plan (one arena
+  // per run) where the backend supports it; off allocates each one.
+  bool use_memory_plan = true;
 };
 
 // Device memory owned by a backend; `data` is a host pointer for host

@@ -104,6 +104,14 @@ Tensor Tensor::view(DType dtype, std::vector<int64_t> dims, const void* data,
   return tensor;
 }
 
+Tensor Tensor::writable_view(DType dtype, std::vector<int64_t> dims,
+                             void* data, std::shared_ptr<const void> owner) {
+  Tensor tensor = view(dtype, std::move(dims), data, std::move(owner));
+  tensor.writable_ = true;
+  tensor.borrowed_ = true;
+  return tensor;
+}
+
 void* Tensor::mutable_data() {
   assert(writable_ && "writing into a read-only tensor view");
   return const_cast<void*>(data_);
@@ -236,6 +244,23 @@ Result<Tensor> Tensor::reshaped(std::vector<int64_t> dims) const {
   Tensor out = *this;
   out.dims_ = std::move(dims);
   return out;
+}
+
+Result<Tensor> Tensor::slice_view(int64_t byte_offset,
+                                  std::vector<int64_t> dims) const {
+  SEQRT_ASSIGN_OR_RETURN(int64_t count, checked_num_elements(dims));
+  const int64_t bytes = count * static_cast<int64_t>(dtype_size(dtype_));
+  if (byte_offset < 0 ||
+      byte_offset > static_cast<int64_t>(byte_size()) - bytes) {
+    return invalid_argument(
+        "a view of {} elements at byte {} does not fit a {} tensor of {} "
+        "bytes",
+        count, byte_offset, dims_to_string(dims_), byte_size());
+  }
+  const void* at =
+      count == 0 ? data_ : static_cast<const char*>(data_) + byte_offset;
+  // Sharing the owner handle keeps the storage alive as long as the view.
+  return view(dtype_, std::move(dims), at, owner_);
 }
 
 bool Tensor::same_as(const Tensor& other) const {

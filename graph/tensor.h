@@ -73,6 +73,11 @@ class Tensor {
   // byte_size() bytes; the caller checks that.
   static Tensor view(DType dtype, std::vector<int64_t> dims, const void* data,
                      std::shared_ptr<const void> owner);
+  // Writable tensor over `data` (byte_size() bytes, 64-byte aligned) that
+  // `owner` keeps alive: a block of a run's arena. Never the sole owner,
+  // since the block belongs to the arena, so it is never donated.
+  static Tensor writable_view(DType dtype, std::vector<int64_t> dims,
+                              void* data, std::shared_ptr<const void> owner);
   // Owned tensor with the given values (for tests, samples and builders).
   template <typename T>
   static Tensor from_vector(std::vector<int64_t> dims,
@@ -97,7 +102,9 @@ class Tensor {
   // True when this is the only handle to writable storage, so a write into
   // it cannot show through any other tensor: the executor then lets a
   // kernel update it in place (a KV cache written by TensorScatter).
-  bool is_sole_owner() const { return writable_ && owner_.use_count() == 1; }
+  bool is_sole_owner() const {
+    return writable_ && !borrowed_ && owner_.use_count() == 1;
+  }
   const void* data() const { return data_; }
   // Only owned tensors are writable; writing a view is our bug.
   void* mutable_data();
@@ -126,6 +133,11 @@ class Tensor {
   Tensor clone() const;
   // Same storage with other dims of equal element count.
   Result<Tensor> reshaped(std::vector<int64_t> dims) const;
+  // Read-only view of `dims` elements starting `byte_offset` bytes into this
+  // tensor's data, keeping its storage alive: a contiguous slice. Fails
+  // unless the view lies inside this tensor's bytes.
+  Result<Tensor> slice_view(int64_t byte_offset,
+                            std::vector<int64_t> dims) const;
   // Byte-wise equality of dtype, dims and data.
   bool same_as(const Tensor& other) const;
 
@@ -137,6 +149,7 @@ class Tensor {
   int64_t num_elements_ = 0;
   const void* data_ = nullptr;
   bool writable_ = false;
+  bool borrowed_ = false;  // writable_view: storage shared with an arena
   std::shared_ptr<const void> owner_;
 };
 

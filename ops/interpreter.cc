@@ -110,11 +110,26 @@ Status check_output(const Graph& graph, const Node& node, size_t i,
 
 }  // namespace
 
+Result<Schedule> schedule_graph(const Graph& graph) {
+  Schedule schedule;
+  SEQRT_ASSIGN_OR_RETURN(schedule.order, graph.topological_order());
+  schedule.last_use = last_uses(graph, schedule.order);
+  return schedule;
+}
+
 Result<std::vector<Tensor>> interpret_graph(
     const Graph& graph, std::vector<Tensor> inputs, const KernelChooser& choose,
-    const std::map<std::string, Tensor>* outer) {
+    const std::map<std::string, Tensor>* outer,
+    const InterpretOptions& options) {
   SEQRT_RETURN_IF_ERROR(check_graph_inputs(graph, inputs));
-  SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, graph.topological_order());
+  Schedule computed;
+  if (options.schedule == nullptr) {
+    SEQRT_ASSIGN_OR_RETURN(computed, schedule_graph(graph));
+  }
+  const Schedule& schedule =
+      options.schedule != nullptr ? *options.schedule : computed;
+  const std::vector<int>& order = schedule.order;
+  const std::vector<int>& last = schedule.last_use;
   const OpRegistry& registry = OpRegistry::global();
 
   std::vector<Tensor> env(graph.values.size());
@@ -132,7 +147,6 @@ Result<std::vector<Tensor>> interpret_graph(
     env[id] = it->second;
   }
 
-  std::vector<int> last = last_uses(graph, order);
   for (size_t pos = 0; pos < order.size(); ++pos) {
     const Node& node = graph.nodes[order[pos]];
     const OpSchema* schema = registry.find(node.domain, node.op);
@@ -156,13 +170,31 @@ Result<std::vector<Tensor>> interpret_graph(
       }
       return interpret_graph(body, body_inputs, choose, &*scope);
     };
-    SEQRT_ASSIGN_OR_RETURN(KernelFn kernel, choose(node, *schema));
+    KernelFn chosen;
+    if (options.kernels == nullptr) {
+      SEQRT_ASSIGN_OR_RETURN(chosen, choose(node, *schema));
+    }
+    const KernelFn& kernel = options.kernels != nullptr
+                                 ? (*options.kernels)[order[pos]]
+                                 : chosen;
     KernelContext ctx(node, *schema, std::move(args), runner);
     ctx.set_donations(donations(graph, node, last, static_cast<int>(pos), env));
+    if (options.place_output) {
+      ctx.set_output_placer([&](size_t i, DType dtype,
+                                const std::vector<int64_t>& dims) {
+        return node.outputs[i] == kNoValue
+                   ? Tensor()
+                   : options.place_output(node.outputs[i], dtype, dims);
+      });
+    }
     SEQRT_RETURN_IF_ERROR(kernel(ctx));
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i] == kNoValue) continue;
       SEQRT_RETURN_IF_ERROR(check_output(graph, node, i, ctx.outputs()[i]));
+      if (options.adopt_output) {
+        SEQRT_RETURN_IF_ERROR(
+            options.adopt_output(node.outputs[i], ctx.outputs()[i]));
+      }
       env[node.outputs[i]] = std::move(ctx.outputs()[i]);
     }
     for (ValueId id : node.inputs) {

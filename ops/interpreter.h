@@ -24,6 +24,32 @@ using KernelChooser =
 Status check_graph_inputs(const Graph& graph,
                           const std::vector<Tensor>& inputs);
 
+// A graph's fixed schedule, computed once when it is compiled.
+struct Schedule {
+  std::vector<int> order;  // node indices, topological
+  // Per value: the position in `order` of its last reader; graph outputs
+  // and values a subgraph may capture live to the end.
+  std::vector<int> last_use;
+};
+Result<Schedule> schedule_graph(const Graph& graph);
+
+// What a compiled executable fixes ahead of its runs; every field may be
+// left empty, and applies to the top graph only (subgraphs are interpreted
+// as they come).
+struct InterpretOptions {
+  const Schedule* schedule = nullptr;  // else computed on each run
+  // The kernel of each node, by node index; else `choose` on each run.
+  const std::vector<KernelFn>* kernels = nullptr;
+  // Storage of node outputs: given the output's value, dtype and dims,
+  // a block of the run's arena, or an empty tensor for the heap.
+  std::function<Tensor(ValueId value, DType dtype,
+                       const std::vector<int64_t>& dims)>
+      place_output;
+  // Sees every node output once its kernel has run, and may replace it
+  // (to copy out of the arena a view the plan does not know of).
+  std::function<Status(ValueId value, Tensor& tensor)> adopt_output;
+};
+
 // Runs `graph` on `inputs` (in graph-input order) and returns its outputs.
 // `outer` holds the values of enclosing graphs by name, for captures.
 // Inputs are taken by value: one passed as the only handle to its storage
@@ -31,6 +57,7 @@ Status check_graph_inputs(const Graph& graph,
 // (KernelContext::take_input); a caller that keeps a copy keeps it intact.
 Result<std::vector<Tensor>> interpret_graph(
     const Graph& graph, std::vector<Tensor> inputs, const KernelChooser& choose,
-    const std::map<std::string, Tensor>* outer = nullptr);
+    const std::map<std::string, Tensor>* outer = nullptr,
+    const InterpretOptions& options = {});
 
 }  // namespace seqrt

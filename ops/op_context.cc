@@ -49,6 +49,13 @@ const std::shared_ptr<Graph>& OpContext::attr_graph(
 
 Result<Tensor*> KernelContext::allocate_output(size_t i, DType dtype,
                                                std::vector<int64_t> dims) {
+  if (placer_) {
+    Tensor placed = placer_(i, dtype, dims);
+    if (!placed.empty()) {
+      outputs_[i] = std::move(placed);
+      return &outputs_[i];
+    }
+  }
   Result<Tensor> tensor = Tensor::allocate(dtype, std::move(dims));
   if (!tensor.is_ok()) return tensor.status().with_context(node().label());
   outputs_[i] = std::move(tensor).value();

@@ -108,6 +108,13 @@ class InferContext : public OpContext {
 using SubgraphRunner = std::function<Result<std::vector<Tensor>>(
     const Graph& body, const std::vector<Tensor>& inputs)>;
 
+// Where the executor wants output i of a node to live for the given dtype
+// and dims: a zero-filled block of the run's planned arena, or, for an
+// elementwise op planned in place, the block of the dying input it
+// overwrites. An empty tensor: allocate on the heap.
+using OutputPlacer = std::function<Tensor(size_t i, DType dtype,
+                                          const std::vector<int64_t>& dims)>;
+
 class KernelContext : public OpContext {
  public:
   KernelContext(const Node& node, const OpSchema& schema,
@@ -135,7 +142,10 @@ class KernelContext : public OpContext {
   }
 
   size_t num_outputs() const { return outputs_.size(); }
-  // Allocates output i (zero-filled) and returns it for writing.
+  void set_output_placer(OutputPlacer placer) { placer_ = std::move(placer); }
+  // Allocates output i and returns it for writing: zero-filled, or, when
+  // the plan lets an elementwise op write in place, holding the input it
+  // replaces (such kernels write every element).
   Result<Tensor*> allocate_output(size_t i, DType dtype,
                                   std::vector<int64_t> dims);
   void set_output(size_t i, Tensor tensor) { outputs_[i] = std::move(tensor); }
@@ -146,6 +156,7 @@ class KernelContext : public OpContext {
  private:
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor*> donations_;
+  OutputPlacer placer_;
   std::vector<Tensor> outputs_;
   SubgraphRunner run_subgraph_;
 };

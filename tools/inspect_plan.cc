@@ -1,5 +1,6 @@
 #include "tools/inspect_plan.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <map>
@@ -36,6 +37,9 @@ Result<std::map<std::string, int64_t>> parse_bindings(
 }
 
 std::string type_text(const ValuePlan& value) {
+  if (value.bytes < 0) {
+    return fmt::format("{} (run-time size)", dtype_name(value.dtype));
+  }
   std::vector<std::string> dims;
   for (int64_t dim : value.dims) dims.push_back(std::to_string(dim));
   return fmt::format("{} ({})", dtype_name(value.dtype), fmt::join(dims, ","));
@@ -58,7 +62,8 @@ void print_plan_table(const Graph& graph, const MemoryPlan& plan) {
     std::string row =
         fmt::format("  {:<32} {:<8} {:>12} {:>12}  {:<20} {}",
                     graph.values[id].name, memory_kind_name(value.kind), offset,
-                    value.bytes, type_text(value), alias_text(graph, value));
+                    value.bytes < 0 ? "?" : std::to_string(value.bytes),
+                    type_text(value), alias_text(graph, value));
     row.erase(row.find_last_not_of(' ') + 1);
     fmt::print("{}\n", row);
   }
@@ -87,6 +92,11 @@ Status print_memory_plan(const Graph& graph,
                                    static_cast<double>(plan->naive_arena_bytes);
   fmt::print("peak arena: {} bytes; naive sum: {} bytes ({:.1f}% of it)\n",
              plan->peak_arena_bytes, plan->naive_arena_bytes, percent);
+  const auto dynamic = std::count_if(
+      plan->values.begin(), plan->values.end(), [](const ValuePlan& value) {
+        return value.kind == MemoryKind::kDynamic;
+      });
+  fmt::print("dynamic values (sized at run time, on the heap): {}\n", dynamic);
   return Status::ok();
 }
 

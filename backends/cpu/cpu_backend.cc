@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/cpu/arena_run.h"
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/parallel.h"
 #include "backends/host_memory.h"
@@ -43,24 +44,70 @@ void collect_unsupported(const Graph& graph, std::vector<std::string>& lines) {
   }
 }
 
+// Subgraph nodes (If branches, Loop/Scan/RungeKutta bodies) pick their
+// kernels as they run.
+Result<KernelFn> choose_kernel(const Node& node, const OpSchema&) {
+  SEQRT_ASSIGN_OR_RETURN(const CpuKernel* kernel, find_kernel(node));
+  return kernel->run;
+}
+
+// The compiled form: the graph's fixed schedule, each node's kernel chosen
+// (and prepared) once, and the arena runner holding one memory plan per
+// dim binding met.
 class CpuExecutable : public Executable {
  public:
-  CpuExecutable(Graph graph, int num_threads)
-      : graph_(std::move(graph)), num_threads_(num_threads) {}
+  static Result<std::unique_ptr<Executable>> create(
+      Graph graph, const CompileOptions& options) {
+    std::unique_ptr<CpuExecutable> executable(
+        new CpuExecutable(std::move(graph), options));
+    SEQRT_RETURN_IF_ERROR(executable->prepare());
+    return std::unique_ptr<Executable>(std::move(executable));
+  }
 
   Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
     cpu::set_threads_for_this_thread(num_threads_);
-    static const KernelChooser choose =
-        [](const Node& node, const OpSchema&) -> Result<KernelFn> {
-      SEQRT_ASSIGN_OR_RETURN(const CpuKernel* kernel, find_kernel(node));
-      return kernel->run;
-    };
-    return interpret_graph(graph_, std::move(inputs), choose);
+    InterpretOptions options;
+    options.schedule = &schedule_;
+    options.kernels = &kernels_;
+    if (!use_memory_plan_) {
+      return interpret_graph(graph_, std::move(inputs), choose_kernel, nullptr,
+                             options);
+    }
+    return arena_.run(std::move(inputs), choose_kernel, std::move(options));
   }
 
  private:
+  CpuExecutable(Graph graph, const CompileOptions& options)
+      : graph_(std::move(graph)),
+        num_threads_(options.num_threads),
+        use_memory_plan_(options.use_memory_plan),
+        arena_(graph_) {}
+
+  Status prepare() {
+    SEQRT_ASSIGN_OR_RETURN(schedule_, schedule_graph(graph_));
+    kernels_.resize(graph_.nodes.size());
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      const Node& node = graph_.nodes[i];
+      SEQRT_ASSIGN_OR_RETURN(const CpuKernel* kernel, find_kernel(node));
+      if (!kernel->prepare) {
+        kernels_[i] = kernel->run;
+        continue;
+      }
+      Result<KernelFn> prepared = kernel->prepare(graph_, node);
+      if (!prepared.is_ok()) {
+        return prepared.status().with_context("preparing " + node.label());
+      }
+      kernels_[i] = std::move(prepared).value();
+    }
+    return Status::ok();
+  }
+
   Graph graph_;
   int num_threads_;
+  bool use_memory_plan_;
+  Schedule schedule_;
+  std::vector<KernelFn> kernels_;  // by node index
+  cpu::ArenaRunner arena_;         // reads graph_, declared after it
 };
 
 class CpuBackend : public HostMemoryBackend {
@@ -97,8 +144,7 @@ class CpuBackend : public HostMemoryBackend {
       return unsupported("the CPU backend cannot run {} node(s): {}",
                          lines.size(), fmt::join(lines, "; "));
     }
-    return std::unique_ptr<Executable>(
-        new CpuExecutable(graph, options.num_threads));
+    return CpuExecutable::create(graph, options);
   }
 
  private:

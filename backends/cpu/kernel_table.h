@@ -19,6 +19,12 @@ struct CpuKernel {
   // Null: the kernel handles every node that passes the op's schema.
   // Otherwise kUnsupported saying which attribute/dtype it lacks.
   std::function<Status(const Graph& graph, const Node& node)> supports;
+  // Optional: called once per node when a graph is compiled, to build what
+  // every run of the node shares (oneDNN primitives, constant weights
+  // reordered into the layout they want). Returns the function that runs
+  // the node from then on. Null: `run` is used as it is.
+  std::function<Result<KernelFn>(const Graph& graph, const Node& node)>
+      prepare;
 };
 
 class KernelTable {

@@ -11,7 +11,11 @@
 //     past_* inputs, its output the present_* outputs of the fused node;
 //   - BERT's Transpose(X, perm 0,2,3,1) of X (B,T,H,d): K becomes
 //     Transpose(X, perm 0,2,1,3).
-// A Where(bool_mask, S, fill) with a constant fill below -1e30 (finfo.min)
+// S may also pass through a Cast to its own dtype (Hugging Face's
+// w.to(w.dtype)). A Where mask that is the causal triangle sliced at run
+// time (fuse_attention_causal.h) becomes is_causal, with no mask input.
+// Otherwise a Where(bool_mask, S, fill) with a constant fill below -1e30
+// (finfo.min)
 // becomes the float mask Where(bool_mask, 0, fill): fp32 absorbs any
 // logit into such a fill, so every row, one with no visible key included
 // (the decomposition averages V there), gives the same. Attention's own
@@ -21,6 +25,7 @@
 #include <functional>
 #include <vector>
 
+#include "graph/passes/fuse_attention_causal.h"
 #include "graph/passes/match.h"
 #include "graph/passes/passes.h"
 
@@ -44,6 +49,15 @@ ValueId strip_scale(const Matcher& m, ValueId v, std::set<int>& nodes,
   int n = m.uses().producer[v];
   if (!is_op(m, n, "Mul") && !is_op(m, n, "Div")) return v;
   auto found = m.with_scalar(m.node(n));
+  if (!found && is_op(m, n, "Div") && m.node(n).attrs.empty()) {
+    // A scale computed from a fixed dim, as torch.full([], d ** 0.5).
+    const ValueId divisor = m.node(n).inputs[1];
+    const std::optional<double> value = computed_scalar(m, divisor);
+    if (value && m.shape(divisor)->rank() == 0 &&
+        m.dtype(divisor) == m.dtype(v)) {
+      found = std::make_pair(m.node(n).inputs[0], *value);
+    }
+  }
   if (!found || found->second == 0 || !std::isfinite(found->second)) return v;
   scale *= m.node(n).op == "Mul" ? found->second : 1.0 / found->second;
   nodes.insert(n);
@@ -130,13 +144,26 @@ struct Scores {
   ValueId q = kNoValue;
   Source key;
   ValueId bert_x = kNoValue;  // K is Transpose(bert_x, 0,2,1,3)
+  ValueId k_full = kNoValue;  // K as transposed: repeated, with any cache
   double scale = 1.0;
 };
+
+// x for Cast(x) to x's own dtype, else v.
+ValueId strip_same_cast(const Matcher& m, ValueId v, std::set<int>& nodes) {
+  const int n = m.producer(v, "Cast");
+  if (n < 0 || !has_only_attrs(m.node(n), {"to", "saturate"}) ||
+      m.dtype(m.node(n).inputs[0]) != m.dtype(v)) {
+    return v;
+  }
+  nodes.insert(n);
+  return m.node(n).inputs[0];
+}
 
 std::optional<Scores> match_scores(const Matcher& m, ValueId s,
                                    std::set<int>& nodes) {
   Scores scores;
-  ValueId raw = strip_scale(m, s, nodes, scores.scale);
+  ValueId raw =
+      strip_scale(m, strip_same_cast(m, s, nodes), nodes, scores.scale);
   scores.matmul = m.producer(raw, "MatMul");
   if (scores.matmul < 0) return std::nullopt;
   nodes.insert(scores.matmul);
@@ -149,6 +176,7 @@ std::optional<Scores> match_scores(const Matcher& m, ValueId s,
   if (perm == nullptr || perm->type() != AttrType::kInts) return std::nullopt;
   nodes.insert(transpose_n);
   ValueId k = m.node(transpose_n).inputs[0];
+  scores.k_full = k;
   if (perm->as_ints() == std::vector<int64_t>{0, 2, 3, 1}) {
     if (rank4(m, k) == nullptr) return std::nullopt;
     scores.bert_x = k;
@@ -179,6 +207,9 @@ struct Masking {
   ValueId scores = kNoValue;
   ValueId mask = kNoValue;  // float mask, or bool mask when fill is set
   ValueId fill = kNoValue;  // the Where's fill for masked logits
+  // Inference could not tell that the Where keeps S's shape (a mask sliced
+  // at run time): only a mask proven causal may then be fused.
+  bool shape_unproven = false;
 };
 
 // Add(S, mask) | Add(mask, S) | Where(mask, S, -big) before the Softmax;
@@ -212,9 +243,10 @@ Masking strip_mask(const Matcher& m, ValueId logits, std::set<int>& nodes) {
     const Shape* cs = m.shape(node.inputs[0]);
     const Shape* ss = m.shape(node.inputs[1]);
     if (fill && *fill <= kMaskedLogit && cs != nullptr && cs->rank() <= 4 &&
-        keeps_shape(ss, out) && m.dtype(node.inputs[0]) == DType::kBool) {
+        m.dtype(node.inputs[0]) == DType::kBool) {
       nodes.insert(n);
-      return {node.inputs[1], node.inputs[0], node.inputs[2]};
+      return {node.inputs[1], node.inputs[0], node.inputs[2],
+              !keeps_shape(ss, out)};
     }
   }
   return {logits};
@@ -248,14 +280,13 @@ int match_softmax(const Matcher& m, ValueId p, std::set<int>& nodes) {
 // broadcasting does equals Attention's head sharing when the batch and
 // sequence dims agree (the heads are checked on the repeated K and V).
 bool shapes_agree(const Matcher& m, ValueId q, const Shape& ks, ValueId v,
-                  ValueId y) {
+                  const Shape& ys) {
   const Shape* qs = rank4(m, q);
   const Shape* vs = rank4(m, v);
-  const Shape* ys = rank4(m, y);
-  if (qs == nullptr || vs == nullptr || ys == nullptr) return false;
+  if (qs == nullptr || vs == nullptr || ys.rank() != 4) return false;
   return ks[0] == (*qs)[0] && (*vs)[0] == (*qs)[0] && ks[3] == (*qs)[3] &&
-         (*vs)[1] == ks[1] && (*vs)[2] == ks[2] && (*ys)[0] == (*qs)[0] &&
-         (*ys)[1] == (*qs)[1] && (*ys)[2] == (*qs)[2] && (*ys)[3] == (*vs)[3] &&
+         (*vs)[1] == ks[1] && (*vs)[2] == ks[2] && ys[0] == (*qs)[0] &&
+         ys[1] == (*qs)[1] && ys[2] == (*qs)[2] && ys[3] == (*vs)[3] &&
          is_float(m.dtype(q)) && m.dtype(v) == m.dtype(q);
 }
 
@@ -293,8 +324,27 @@ std::optional<Shape> key_shape(const Matcher& m, const Scores& scores,
   return *k;
 }
 
+// Where Q's and the keys' lengths are read from, for the causal mask.
+AttentionLengths attention_lengths(const Matcher& m, const Node& out_mm,
+                                   const Scores& scores, const Source& value) {
+  AttentionLengths lengths;
+  if (scores.bert_x != kNoValue) return lengths;
+  lengths.queries = {m.node(scores.matmul).inputs[0], scores.q};
+  lengths.keys = {scores.k_full, out_mm.inputs[1]};
+  for (ValueId present : {scores.key.present, value.present}) {
+    if (present != kNoValue) lengths.keys.push_back(present);
+  }
+  if (scores.key.past == kNoValue) {
+    lengths.keys.push_back(scores.key.value);
+    lengths.keys.push_back(value.value);
+  }
+  lengths.query_len = (*rank4(m, scores.q))[2];
+  lengths.new_key_len = (*rank4(m, scores.key.value))[2];
+  return lengths;
+}
+
 Node attention_node(const Node& out_mm, const Scores& scores,
-                    const Source& value, ValueId mask) {
+                    const Source& value, ValueId mask, bool causal) {
   Node fused;
   fused.name = out_mm.name;
   fused.op = "Attention";
@@ -308,7 +358,21 @@ Node attention_node(const Node& out_mm, const Scores& scores,
   }
   while (fused.inputs.back() == kNoValue) fused.inputs.pop_back();
   fused.attrs = {{"scale", Attribute(static_cast<float>(scores.scale))}};
+  if (causal) fused.attrs["is_causal"] = Attribute(int64_t{1});
   return fused;
+}
+
+// Y's shape to check: the inferred one; or, under a causal mask, which
+// leaves P with S's shape where inference may not have followed it through
+// the Where, (B,H,Tq) of Q and dv of V.
+std::optional<Shape> output_shape(const Matcher& m, ValueId q, ValueId v,
+                                  ValueId y, bool causal) {
+  const Shape* qs = rank4(m, q);
+  const Shape* vs = rank4(m, v);
+  const Shape* ys = rank4(m, y);
+  if (!causal) return ys != nullptr ? std::optional<Shape>(*ys) : std::nullopt;
+  if (qs == nullptr || vs == nullptr) return std::nullopt;
+  return Shape({(*qs)[0], (*qs)[1], (*qs)[2], (*vs)[3]});
 }
 
 std::optional<Fusion> match_attention(const Matcher& m, int n) {
@@ -327,8 +391,16 @@ std::optional<Fusion> match_attention(const Matcher& m, int n) {
   }
   Source value = strip_source(m, repeated_v, fusion.remove);
   std::optional<Shape> k = key_shape(m, *scores, value, repeated_v);
+  if (!k) return std::nullopt;
+  const bool causal =
+      masking.fill != kNoValue &&
+      is_end_aligned_causal_mask(m, masking.mask,
+                                 attention_lengths(m, out_mm, *scores, value));
+  if (masking.shape_unproven && !causal) return std::nullopt;
+  if (causal) masking = {masking.scores};
   ValueId y = out_mm.outputs[0];
-  if (!k || !shapes_agree(m, scores->q, *k, value.value, y)) {
+  std::optional<Shape> ys = output_shape(m, scores->q, value.value, y, causal);
+  if (!ys || !shapes_agree(m, scores->q, *k, value.value, *ys)) {
     return std::nullopt;
   }
   std::set<ValueId> kept = {y, scores->key.present, value.present};
@@ -336,7 +408,7 @@ std::optional<Fusion> match_attention(const Matcher& m, int n) {
 
   // New values are made once the fusion is applied: the key of BERT's
   // layout, and the float form of a Where mask.
-  Node fused = attention_node(out_mm, *scores, value, masking.mask);
+  Node fused = attention_node(out_mm, *scores, value, masking.mask, causal);
   std::vector<std::function<void(Graph&, std::vector<Node>&)>> makers;
   if (scores->bert_x != kNoValue) {
     Node transpose;

@@ -164,6 +164,152 @@ int sole_consumer(const Matcher& m, ValueId id) {
 
 namespace {
 
+// The rank of x for Shape(x) with no start/end attributes; nullopt else.
+std::optional<int64_t> shape_of_rank(const Matcher& m, ValueId shape,
+                                     ValueId& x) {
+  const int n = m.producer(shape, "Shape");
+  if (n < 0 || !m.node(n).attrs.empty()) return std::nullopt;
+  x = m.node(n).inputs[0];
+  const Shape* x_shape = m.shape(x);
+  if (x_shape == nullptr) return std::nullopt;
+  return static_cast<int64_t>(x_shape->rank());
+}
+
+// Element a of Shape(x) as a one-element Slice of it: x and a.
+std::optional<ShapeDim> sliced_shape_dim(const Matcher& m, ValueId id) {
+  const int n = m.producer(id, "Slice");
+  if (n < 0) return std::nullopt;
+  const Node& slice = m.node(n);
+  ShapeDim dim;
+  std::optional<int64_t> rank = shape_of_rank(m, slice.inputs[0], dim.value);
+  const auto starts = m.ints(slice.inputs[1]);
+  const auto ends = m.ints(slice.inputs[2]);
+  auto optional_input =
+      [&](size_t i, int64_t fallback) -> std::optional<std::vector<int64_t>> {
+    if (i < slice.inputs.size() && slice.inputs[i] != kNoValue) {
+      return m.ints(slice.inputs[i]);
+    }
+    return std::vector<int64_t>{fallback};
+  };
+  const auto axes = optional_input(3, 0);
+  const auto steps = optional_input(4, 1);
+  const bool one_axis = axes && (*axes == std::vector<int64_t>{0} ||
+                                 *axes == std::vector<int64_t>{-1});
+  if (!rank || !starts || !ends || !one_axis || !steps || starts->size() != 1 ||
+      ends->size() != 1 || *steps != std::vector<int64_t>{1}) {
+    return std::nullopt;
+  }
+  const std::optional<int64_t> start =
+      normalize_axis((*starts)[0], static_cast<size_t>(*rank));
+  int64_t end = (*ends)[0] < 0 ? (*ends)[0] + *rank : (*ends)[0];
+  if (!start || std::min(end, *rank) != *start + 1) return std::nullopt;
+  dim.axis = *start;
+  return dim;
+}
+
+}  // namespace
+
+std::optional<ShapeDim> shape_dim(const Matcher& m, ValueId id) {
+  if (m.dtype(id) != DType::kI64 && m.dtype(id) != DType::kI32) {
+    return std::nullopt;
+  }
+  for (int cast = m.producer(id, "Cast"); cast >= 0;
+       cast = m.producer(id, "Cast")) {
+    id = m.node(cast).inputs[0];
+    if (m.dtype(id) != DType::kI64 && m.dtype(id) != DType::kI32) {
+      return std::nullopt;
+    }
+  }
+  const Shape* scalar = m.shape(id);
+  if (scalar == nullptr || scalar->rank() != 0) return std::nullopt;
+  if (const int gather = m.producer(id, "Gather"); gather >= 0) {
+    const Node& node = m.node(gather);
+    ShapeDim dim;
+    std::optional<int64_t> rank = shape_of_rank(m, node.inputs[0], dim.value);
+    const std::optional<double> index = m.scalar(node.inputs[1]);
+    if (!rank || !index || int_attr(node, "axis", 0) != 0 ||
+        !has_only_attrs(node, {"axis"}) || m.shape(node.inputs[1]) == nullptr ||
+        m.shape(node.inputs[1])->rank() != 0) {
+      return std::nullopt;
+    }
+    const std::optional<int64_t> axis = normalize_axis(
+        static_cast<int64_t>(*index), static_cast<size_t>(*rank));
+    if (!axis) return std::nullopt;
+    dim.axis = *axis;
+    return dim;
+  }
+  const int squeeze = m.producer(id, "Squeeze");
+  if (squeeze < 0 || !m.node(squeeze).attrs.empty()) return std::nullopt;
+  const Node& node = m.node(squeeze);
+  if (node.inputs.size() > 1 && node.inputs[1] != kNoValue) {
+    const auto axes = m.ints(node.inputs[1]);
+    if (!axes || (*axes != std::vector<int64_t>{0} &&
+                  *axes != std::vector<int64_t>{-1})) {
+      return std::nullopt;
+    }
+  }
+  return sliced_shape_dim(m, node.inputs[0]);
+}
+
+namespace {
+
+std::optional<double> computed_scalar_at(const Matcher& m, ValueId id,
+                                         int depth) {
+  // Deeper chains than torch's exports are left alone.
+  constexpr int kMaxDepth = 8;
+  const Shape* shape = id == kNoValue ? nullptr : m.shape(id);
+  if (depth > kMaxDepth || shape == nullptr ||
+      std::any_of(shape->dims().begin(), shape->dims().end(),
+                  [](const Dim& dim) { return dim != Dim(1); })) {
+    return std::nullopt;
+  }
+  if (const std::optional<double> value = m.scalar(id)) return value;
+  if (const std::optional<ShapeDim> dim = shape_dim(m, id)) {
+    const Dim& size = (*m.shape(dim->value))[dim->axis];
+    if (!size.is_fixed()) return std::nullopt;
+    return static_cast<double>(size.value());
+  }
+  const int n = m.uses().producer[id];
+  if (n < 0 || m.node(n).domain != kOnnxDomain) return std::nullopt;
+  const Node& node = m.node(n);
+  if (node.op == "ConstantOfShape") {
+    const Attribute* value = node.attr("value");
+    if (value == nullptr) return 0.0;
+    if (value->type() != AttrType::kTensor ||
+        value->as_tensor().num_elements() != 1 ||
+        value->as_tensor().dtype() == DType::kBool) {
+      return std::nullopt;
+    }
+    return value->as_tensor().element_f64(0);
+  }
+  std::vector<double> args;
+  for (ValueId input : node.inputs) {
+    const std::optional<double> arg = computed_scalar_at(m, input, depth + 1);
+    if (!arg) return std::nullopt;
+    args.push_back(*arg);
+  }
+  const std::string& op = node.op;
+  if (args.size() == 1 && op == "Cast" && is_float(m.dtype(id))) return args[0];
+  if (args.size() == 1 && op == "Sqrt") return std::sqrt(args[0]);
+  if (args.size() != 2 || !node.attrs.empty()) return std::nullopt;
+  if (op == "Add") return args[0] + args[1];
+  if (op == "Sub") return args[0] - args[1];
+  if (op == "Mul") return args[0] * args[1];
+  if (op == "Div" && args[1] != 0 && is_float(m.dtype(id))) {
+    return args[0] / args[1];
+  }
+  if (op == "Pow") return std::pow(args[0], args[1]);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> computed_scalar(const Matcher& m, ValueId id) {
+  return computed_scalar_at(m, id, 0);
+}
+
+namespace {
+
 Status apply(Graph& graph, Fusion fusion) {
   if (fusion.create_values) fusion.create_values(graph, fusion.add);
   for (Node& node : fusion.add) add_node(graph, std::move(node));

@@ -77,6 +77,23 @@ std::optional<ValueId> broadcast_operand(const Matcher& m, const Node& node,
 // output.
 int sole_consumer(const Matcher& m, ValueId id);
 
+// A size read at run time from a value's shape: axis `axis` of `value`.
+struct ShapeDim {
+  ValueId value = kNoValue;
+  int64_t axis = 0;  // normalised against the value's rank
+};
+
+// For a scalar integer computed as Gather(Shape(x), a) or
+// Squeeze(Slice(Shape(x), [a], [a + 1])) (torch's x.size(a)), through Casts
+// between integer types: x and a. nullopt for anything else.
+std::optional<ShapeDim> shape_dim(const Matcher& m, ValueId id);
+
+// The value of a one-element value that needs no data: a constant, a fixed
+// dim read by shape_dim, ConstantOfShape of a one-element constant shape,
+// and Cast, Add, Sub, Mul, Div, Pow and Sqrt of such values (how
+// torch.full([], v.size(-1) ** 0.5) exports a scale). nullopt otherwise.
+std::optional<double> computed_scalar(const Matcher& m, ValueId id);
+
 // One rewrite found by a fusion: the nodes it replaces and those it adds.
 // `create_values`, when set, makes the new intermediate values the added
 // nodes need (they cannot exist while matching on a const graph).

@@ -42,6 +42,16 @@ std::string bindings_to_string(const std::map<std::string, int64_t>& bindings) {
   return fmt::format("{{{}}}", fmt::join(parts, ", "));
 }
 
+bool known_only_at_run_time(const Value& value) {
+  if (value.shape) {
+    for (const Dim& dim : value.shape->dims()) {
+      if (dim.is_symbol()) return false;
+    }
+  }
+  return value.dtype == DType::kUndefined || !value.shape ||
+         !value.shape->is_fixed();
+}
+
 Result<std::vector<int64_t>> concrete_dims(
     const Value& value, const Node* producer,
     const std::map<std::string, int64_t>& bindings) {

@@ -20,6 +20,12 @@ Result<Graph> bind_dims(const Graph& graph,
 // "{batch=1, seq=8}"
 std::string bindings_to_string(const std::map<std::string, int64_t>& bindings);
 
+// True when the size of `value` (in a bound graph) is known only at run
+// time: its dtype, its rank or a dim that inference could not follow is
+// unknown, as for data-dependent shapes. A symbol left unbound is not that:
+// binding it gives the size, so concrete_dims reports it instead.
+bool known_only_at_run_time(const Value& value);
+
 // The dims of `value` in a bound graph, or an error naming the value (and
 // `producer`, when not null) when its dtype or a dim is still unknown.
 Result<std::vector<int64_t>> concrete_dims(

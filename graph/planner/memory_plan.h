@@ -20,6 +20,8 @@ enum class MemoryKind {
   kState,     // a state pair's input or output: owned by the Stream
   kIo,        // a graph input or output: bound by the caller
   kConstant,  // a weight
+  kDynamic,   // a node's output whose size is known only at run time (a
+              // data-dependent shape): allocated on the heap when produced
 };
 
 const char* memory_kind_name(MemoryKind kind);  // "arena", "state", ...
@@ -31,11 +33,16 @@ struct ValuePlan {
   MemoryKind kind = MemoryKind::kUnused;
   DType dtype = DType::kUndefined;
   std::vector<int64_t> dims;  // concrete, under the plan's dim bindings
-  int64_t bytes = 0;          // dims x dtype size, unaligned
-  int64_t offset = -1;        // arena values only
-  // The value whose memory this one reuses: the input of a view op, or the
-  // dying input an elementwise op overwrites (in_place). kNoValue for none.
-  // A view of a non-arena value takes that value's kind.
+  // dims x dtype size, unaligned; -1 (and no dims) when the size is known
+  // only at run time: a kDynamic value, or an io or state value of that kind.
+  int64_t bytes = 0;
+  // Arena values only: the byte address in the arena. A multiple of
+  // kArenaAlignment except for a slice view, which sits inside its input.
+  int64_t offset = -1;
+  // The value whose memory this one reuses: the input of a view op (a
+  // reshape-like op, or a Slice that is one contiguous run of its input),
+  // or the dying input an elementwise op overwrites (in_place). kNoValue
+  // for none. A view of a non-arena value takes that value's kind.
   ValueId alias_of = kNoValue;
   bool in_place = false;
   // Schedule steps (positions in `schedule`) of the producer and of the
@@ -52,9 +59,11 @@ struct MemoryPlan {
   int64_t naive_arena_bytes = 0;  // every arena value in its own block
 };
 
-// Plans `graph` with its symbolic dims bound. Every value a node reads or
-// writes must get a concrete size from the bindings and the ops' inference;
-// an error names the first value that does not. Subgraphs are opaque: the
+// Plans `graph` with its symbolic dims bound. A value whose size inference
+// cannot tell before run time (a data-dependent shape) is kDynamic, and so
+// are views of it; every other value must get a concrete size from the
+// bindings and the ops' inference, and an error names the first value with
+// a symbol left unbound. Subgraphs are opaque: the
 // values they capture live until the node holding them ends.
 Result<MemoryPlan> plan_memory(
     const Graph& graph, const std::map<std::string, int64_t>& dim_bindings);

@@ -2,12 +2,14 @@
 // then arena offsets by greedy best-fit over the blocks' lifetimes.
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "graph/planner/bind_dims.h"
 #include "graph/planner/lifetimes.h"
 #include "graph/planner/memory_plan.h"
 #include "graph/planner/op_classes.h"
+#include "graph/planner/slice_view.h"
 
 namespace seqrt {
 namespace {
@@ -25,17 +27,25 @@ bool intervals_overlap(const Block& a, const Block& b) {
   return a.first <= b.last && b.first <= a.last;
 }
 
+// Concrete types of every used value. A value whose size inference cannot
+// tell before run time (a data-dependent shape) gets bytes -1; a node's
+// output of that kind is allocated at run time (kDynamic).
 Status fill_types(const Graph& bound, MemoryPlan& plan) {
   const std::vector<int> producers = bound.producers();
   for (size_t id = 0; id < plan.values.size(); ++id) {
     ValuePlan& value = plan.values[id];
     if (value.kind == MemoryKind::kUnused) continue;
     const Value& typed = bound.values[id];
+    value.dtype = typed.dtype;
+    if (known_only_at_run_time(typed)) {
+      value.bytes = -1;
+      if (value.kind == MemoryKind::kArena) value.kind = MemoryKind::kDynamic;
+      continue;
+    }
     const Node* producer =
         producers[id] >= 0 ? &bound.nodes[producers[id]] : nullptr;
     SEQRT_ASSIGN_OR_RETURN(value.dims,
                            concrete_dims(typed, producer, plan.dim_bindings));
-    value.dtype = typed.dtype;
     int64_t elements = 1;
     for (int64_t dim : value.dims) elements *= dim;
     value.bytes = elements * static_cast<int64_t>(dtype_size(typed.dtype));
@@ -61,17 +71,32 @@ int in_place_block(const Node& node, int step, ValueId out,
 
 // Walks the schedule giving each arena output a block: its view input's,
 // a dying input's (elementwise ops), or a new one; `block_of` gets each
-// arena value's block index.
+// arena value's block index and `within` its byte offset in that block
+// (not 0 only for slice views).
 std::vector<Block> assign_blocks(const Graph& graph, MemoryPlan& plan,
-                                 std::vector<int>& block_of) {
+                                 std::vector<int>& block_of,
+                                 std::vector<int64_t>& within) {
   std::vector<Block> blocks;
   block_of.assign(plan.values.size(), -1);
-  auto join = [&](ValueId out, ValueId in, int block, bool in_place) {
+  within.assign(plan.values.size(), 0);
+  auto join = [&](ValueId out, ValueId in, bool in_place, int64_t skip) {
     ValuePlan& value = plan.values[out];
     value.alias_of = in;
     value.in_place = in_place;
+    const int block = block_of[in];
     block_of[out] = block;
+    within[out] = within[in] + skip;
     blocks[block].last = std::max(blocks[block].last, value.last_step);
+  };
+  // A view of an input, a state, a weight or a dynamic value takes its
+  // kind and no arena bytes.
+  auto view = [&](ValueId out, ValueId in, int64_t skip) {
+    if (plan.values[in].kind == MemoryKind::kArena) {
+      join(out, in, false, skip);
+    } else {
+      plan.values[out].kind = plan.values[in].kind;
+      plan.values[out].alias_of = in;
+    }
   };
   for (int step = 0; step < static_cast<int>(plan.schedule.size()); ++step) {
     const Node& node = graph.nodes[plan.schedule[step]];
@@ -83,14 +108,15 @@ std::vector<Block> assign_blocks(const Graph& graph, MemoryPlan& plan,
       const ValueId in = node.inputs.empty() ? kNoValue : node.inputs[0];
       if (is_view_op(node) && in != kNoValue &&
           plan.values[in].bytes == value.bytes) {
-        if (plan.values[in].kind == MemoryKind::kArena) {
-          join(out, in, block_of[in], false);
-        } else {
-          // A view of an input, a state or a weight: no arena bytes.
-          value.kind = plan.values[in].kind;
-          value.alias_of = in;
-        }
+        view(out, in, 0);
         continue;
+      }
+      if (in != kNoValue) {
+        if (std::optional<int64_t> skip =
+                slice_view_offset(graph, node, plan.values[in], value)) {
+          view(out, in, *skip);
+          continue;
+        }
       }
       if (is_elementwise_op(node)) {
         const int block =
@@ -103,7 +129,7 @@ std::vector<Block> assign_blocks(const Graph& graph, MemoryPlan& plan,
               break;
             }
           }
-          join(out, source, block, true);
+          join(out, source, true, 0);
           continue;
         }
       }
@@ -174,6 +200,8 @@ const char* memory_kind_name(MemoryKind kind) {
       return "io";
     case MemoryKind::kConstant:
       return "constant";
+    case MemoryKind::kDynamic:
+      return "dynamic";
   }
   return "?";
 }
@@ -197,12 +225,13 @@ Result<MemoryPlan> plan_memory(
   SEQRT_RETURN_IF_ERROR(fill_types(bound, plan));
 
   std::vector<int> block_of;
-  std::vector<Block> blocks = assign_blocks(graph, plan, block_of);
+  std::vector<int64_t> within;
+  std::vector<Block> blocks = assign_blocks(graph, plan, block_of, within);
   plan.peak_arena_bytes = place_blocks(blocks);
   for (size_t id = 0; id < plan.values.size(); ++id) {
     ValuePlan& value = plan.values[id];
     if (value.kind != MemoryKind::kArena) continue;
-    value.offset = blocks[block_of[id]].offset;
+    value.offset = blocks[block_of[id]].offset + within[id];
     plan.naive_arena_bytes += align_arena(value.bytes);
   }
   return plan;

@@ -1,6 +1,7 @@
 // validate_plan: re-derives from the graph what a plan must satisfy and
 // checks every value and every pair of arena values against it.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "graph/planner/lifetimes.h"
 #include "graph/planner/memory_plan.h"
 #include "graph/planner/op_classes.h"
+#include "graph/planner/slice_view.h"
 
 namespace seqrt {
 namespace {
@@ -18,10 +20,26 @@ std::string value_label(const Graph& graph, ValueId id) {
 }
 
 // The plan's dtype and dims are those of the value in `bound` (the graph
-// typed under the plan's bindings), and its byte count follows from them.
+// typed under the plan's bindings), and its byte count follows from them;
+// a size known only at run time is bytes -1 with no dims.
 Status check_type(const Graph& bound, const MemoryPlan& plan, ValueId id) {
   const Value& typed = bound.value(id);
   const ValuePlan& value = plan.values[id];
+  if (known_only_at_run_time(typed)) {
+    if (value.bytes != -1 || !value.dims.empty() ||
+        value.dtype != typed.dtype) {
+      return internal_error(
+          "{} has a size known only at run time but is planned as {} {} of "
+          "{} bytes",
+          value_label(bound, id), dtype_name(value.dtype),
+          dims_to_string(value.dims), value.bytes);
+    }
+    return Status::ok();
+  }
+  if (value.kind == MemoryKind::kDynamic) {
+    return internal_error("{} is planned as dynamic but its size is known",
+                          value_label(bound, id));
+  }
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
                          concrete_dims(typed, nullptr, plan.dim_bindings));
   if (typed.dtype != value.dtype || dims != value.dims) {
@@ -39,8 +57,9 @@ Status check_type(const Graph& bound, const MemoryPlan& plan, ValueId id) {
   return Status::ok();
 }
 
-// A declared alias must come from its producer: a view op's data input, or
-// an input of the same size of an elementwise op.
+// A declared alias must come from its producer: a view op's data input,
+// the input of a Slice that is one contiguous run of it (at the run's byte
+// offset), or an input of the same size of an elementwise op.
 Status check_alias(const Graph& graph, const MemoryPlan& plan, ValueId id,
                    const std::vector<int>& producers) {
   const ValuePlan& value = plan.values[id];
@@ -51,25 +70,32 @@ Status check_alias(const Graph& graph, const MemoryPlan& plan, ValueId id,
                           value_label(graph, id), source);
   }
   const Node& node = graph.nodes[producers[id]];
+  const ValuePlan& from = plan.values[source];
   const bool reads = std::find(node.inputs.begin(), node.inputs.end(),
                                source) != node.inputs.end();
-  const bool view_ok = !value.in_place && is_view_op(node) &&
-                       !node.inputs.empty() && node.inputs[0] == source &&
-                       plan.values[source].kind == value.kind;
+  const bool data_input = !node.inputs.empty() && node.inputs[0] == source &&
+                          !value.in_place && from.kind == value.kind;
+  const std::optional<int64_t> slice_skip =
+      data_input ? slice_view_offset(graph, node, from, value) : std::nullopt;
+  const bool view_ok =
+      data_input && is_view_op(node) && from.bytes == value.bytes;
+  const bool slice_ok = slice_skip && *slice_skip + value.bytes <= from.bytes;
   const bool in_place_ok = value.in_place && is_elementwise_op(node) && reads &&
                            value.kind == MemoryKind::kArena &&
-                           plan.values[source].kind == MemoryKind::kArena;
-  if (!(view_ok || in_place_ok) || plan.values[source].bytes != value.bytes) {
+                           from.kind == MemoryKind::kArena &&
+                           from.bytes == value.bytes;
+  if (!(view_ok || slice_ok || in_place_ok)) {
     return internal_error("{}: output {} may not alias '{}' as {}",
                           node.label(), value_label(graph, id),
                           graph.value(source).name,
                           value.in_place ? "an in-place write" : "a view");
   }
-  if (value.kind == MemoryKind::kArena &&
-      value.offset != plan.values[source].offset) {
+  const int64_t expected =
+      from.offset + (slice_ok && !view_ok ? *slice_skip : 0);
+  if (value.kind == MemoryKind::kArena && value.offset != expected) {
     return internal_error("{} aliases '{}' but sits at offset {}, not {}",
                           value_label(graph, id), graph.value(source).name,
-                          value.offset, plan.values[source].offset);
+                          value.offset, expected);
   }
   return Status::ok();
 }
@@ -81,7 +107,10 @@ Status check_value(const Graph& graph, const Graph& bound,
   const ValuePlan& value = plan.values[id];
   const bool view_kind = base_kind == MemoryKind::kArena &&
                          value.alias_of != kNoValue && !value.in_place;
-  if (value.kind != base_kind && !view_kind) {
+  // check_type then requires the size to be known only at run time.
+  const bool dynamic_kind =
+      base_kind == MemoryKind::kArena && value.kind == MemoryKind::kDynamic;
+  if (value.kind != base_kind && !view_kind && !dynamic_kind) {
     return internal_error("{} is {} but planned as {}", value_label(graph, id),
                           memory_kind_name(base_kind),
                           memory_kind_name(value.kind));
@@ -105,8 +134,13 @@ Status check_value(const Graph& graph, const Graph& bound,
                           value_label(graph, id));
   }
   if (value.kind != MemoryKind::kArena) return Status::ok();
-  if (value.offset < 0 || value.offset % kArenaAlignment != 0 ||
-      value.offset + align_arena(value.bytes) > plan.peak_arena_bytes) {
+  // An alias sits where check_alias says; a block of its own is aligned.
+  const bool aligned =
+      value.alias_of != kNoValue || value.offset % kArenaAlignment == 0;
+  const int64_t extent =
+      value.alias_of != kNoValue ? value.bytes : align_arena(value.bytes);
+  if (value.offset < 0 || !aligned ||
+      value.offset + extent > plan.peak_arena_bytes) {
     return internal_error(
         "{}: offset {} and size {} do not fit a {}-byte aligned arena of {} "
         "bytes",

@@ -6,6 +6,7 @@
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/attention_kernel.h"
+#include "backends/cpu/kernels/float_support.h"
 #include "backends/cpu/parallel.h"
 #include "ops/sequence/attention.h"
 #include "ops/util.h"
@@ -68,8 +69,8 @@ Status run_attention_cpu(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(Tensor v,
                          keys_f32(ctx, s, kAttnV, kAttnPastValue, s.value_dim));
   SEQRT_ASSIGN_OR_RETURN(
-      Tensor y, Tensor::allocate(DType::kF32,
-                                 {s.batch, s.q_heads, s.q_len, s.value_dim}));
+      Tensor y, f32_output(ctx, kAttnY, dtype,
+                           {s.batch, s.q_heads, s.q_len, s.value_dim}));
   AttentionArgs a;
   a.batch = s.batch;
   a.q_heads = s.q_heads;
@@ -108,8 +109,7 @@ Status run_attention_cpu(KernelContext& ctx) {
   a.window_right = s.window_right;
   attention_forward(a);
 
-  SEQRT_ASSIGN_OR_RETURN(Tensor y_out, store_as(y, dtype));
-  ctx.set_output(kAttnY, y_out);
+  SEQRT_RETURN_IF_ERROR(set_output_as(ctx, kAttnY, y, dtype));
   SEQRT_RETURN_IF_ERROR(set_present(ctx, kAttnPresentKey, k, dtype));
   return set_present(ctx, kAttnPresentValue, v, dtype);
 }

@@ -86,7 +86,7 @@ Status run_causal_conv(KernelContext& ctx) {
   if (ctx.input(kPastState)) {
     SEQRT_ASSIGN_OR_RETURN(past, load_f32(*ctx.input(kPastState)));
   }
-  SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, x.dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, dtype, x.dims()));
   SEQRT_ASSIGN_OR_RETURN(
       Tensor state, Tensor::allocate(DType::kF32, {dims.batch, dims.channels,
                                                    dims.kernel - 1}));

@@ -181,7 +181,7 @@ Status run_conv(KernelContext& ctx) {
   if (b) {
     SEQRT_ASSIGN_OR_RETURN(bf, load_f32(*b));
   }
-  SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, dims));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, x.dtype(), dims));
   if (y.num_elements() > 0) {
     conv_typed<float>(g, xf.data_as<float>(), wf.data_as<float>(),
                       b ? bf.data_as<float>() : nullptr, batch, channels,

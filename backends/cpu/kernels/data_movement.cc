@@ -1,7 +1,8 @@
 // CPU kernels of the data-movement ops, generic over dtypes (bytes):
 // Identity, Reshape, Flatten, Squeeze and Unsqueeze share the input's
-// storage under new dims; Transpose, Expand, Slice and Split copy strided
-// views with memcpy of the contiguous runs; Concat and Gather copy blocks.
+// storage under new dims, and so does a Slice that is one contiguous run of
+// its input; Transpose, Expand, other Slices and Split copy strided views
+// with memcpy of the contiguous runs; Concat and Gather copy blocks.
 // Output dims (and every shape error) come from the op's own inference run on
 // the concrete input shapes and values, so they cannot drift from the
 // reference.
@@ -149,6 +150,20 @@ int64_t slice_start(int64_t dim, int64_t start, int64_t step) {
   return std::clamp<int64_t>(start, 0, std::max<int64_t>(dim - 1, 0));
 }
 
+// True when the strided view of `dims` is one run of consecutive elements:
+// every axis of more than one element steps over exactly the elements of
+// the axes after it. An empty view is not worth a view.
+bool is_contiguous_run(const std::vector<int64_t>& dims,
+                       const std::vector<int64_t>& strides) {
+  int64_t inner = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (dims[d] == 0) return false;
+    if (dims[d] > 1 && strides[d] != inner) return false;
+    inner *= dims[d];
+  }
+  return true;
+}
+
 Status run_slice(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, inferred_dims(ctx));
   const Tensor& in = *ctx.input(0);
@@ -176,6 +191,16 @@ Status run_slice(KernelContext& ctx) {
         std::clamp<int64_t>(steps[i], -(int64_t{1} << 62), int64_t{1} << 62);
     base += slice_start(in.dim(axis), starts[i], step) * in_strides[axis];
     strides[axis] = dims[axis] == 1 ? 0 : step * in_strides[axis];
+  }
+  if (is_contiguous_run(dims, strides)) {
+    // One run of the input's bytes: a view, as the memory plan expects
+    // (graph/planner/slice_view.h), rather than a copy.
+    SEQRT_ASSIGN_OR_RETURN(
+        Tensor out,
+        in.slice_view(base * static_cast<int64_t>(dtype_size(in.dtype())),
+                      std::move(dims)));
+    ctx.set_output(0, std::move(out));
+    return Status::ok();
   }
   return run_strided(ctx, dims, strides, base);
 }

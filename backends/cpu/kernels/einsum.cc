@@ -289,7 +289,7 @@ Status run_einsum(KernelContext& ctx) {
       loaded.push_back(f);
       data.push_back(loaded.back().data_as<float>());
     }
-    SEQRT_ASSIGN_OR_RETURN(Tensor out, Tensor::allocate(DType::kF32, dims));
+    SEQRT_ASSIGN_OR_RETURN(Tensor out, f32_output(ctx, 0, dtype, dims));
     GemmPlan plan;
     if (out.num_elements() > 0 && plan_gemm(eq, operands, plan)) {
       einsum_gemm(eq, plan, data[0], data[1], out.mutable_data_as<float>());

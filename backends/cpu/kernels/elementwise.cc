@@ -92,12 +92,19 @@ void for_each_run(const BroadcastPlan& plan, Run&& run) {
   });
 }
 
-Result<Tensor> apply_binary(const KernelContext& ctx, BinaryKind kind,
-                            const Tensor& a, const Tensor& b) {
+// a op b into a new tensor, or, when `dtype` is given, into the node's
+// output (which may be a or b itself when the plan runs the op in place:
+// each element is read before it is written).
+Result<Tensor> apply_binary(KernelContext& ctx, BinaryKind kind,
+                            const Tensor& a, const Tensor& b,
+                            DType dtype = DType::kUndefined) {
   SEQRT_ASSIGN_OR_RETURN(BroadcastPlan plan,
                          plan_broadcast(ctx, a.dims(), b.dims()));
-  SEQRT_ASSIGN_OR_RETURN(Tensor out,
-                         Tensor::allocate(DType::kF32, plan.out_dims));
+  Result<Tensor> allocated =
+      dtype == DType::kUndefined
+          ? Tensor::allocate(DType::kF32, plan.out_dims)
+          : f32_output(ctx, 0, dtype, plan.out_dims);
+  SEQRT_ASSIGN_OR_RETURN(Tensor out, std::move(allocated));
   const float* pa = a.data_as<float>();
   const float* pb = b.data_as<float>();
   float* po = out.mutable_data_as<float>();
@@ -140,7 +147,10 @@ Status run_binary(KernelContext& ctx, BinaryKind kind) {
   if (ctx.num_inputs() == 1) acc = acc.clone();
   for (size_t i = 1; i < ctx.num_inputs(); ++i) {
     SEQRT_ASSIGN_OR_RETURN(Tensor next, load_f32(*ctx.input(i)));
-    SEQRT_ASSIGN_OR_RETURN(acc, apply_binary(ctx, kind, acc, next));
+    const bool last = i + 1 == ctx.num_inputs();
+    SEQRT_ASSIGN_OR_RETURN(
+        acc, apply_binary(ctx, kind, acc, next,
+                          last ? dtype : DType::kUndefined));
   }
   return set_output_as(ctx, 0, acc, dtype);
 }
@@ -154,8 +164,8 @@ Status run_pow(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(base));
   if (exponent.num_elements() == 1 && exponent.element_f64(0) == 2.0 &&
       exponent.rank() <= x.rank()) {
-    SEQRT_ASSIGN_OR_RETURN(Tensor out,
-                           apply_binary(ctx, BinaryKind::kMul, x, x));
+    SEQRT_ASSIGN_OR_RETURN(
+        Tensor out, apply_binary(ctx, BinaryKind::kMul, x, x, base.dtype()));
     return set_output_as(ctx, 0, out, base.dtype());
   }
   std::vector<double> e(static_cast<size_t>(exponent.num_elements()));
@@ -165,7 +175,7 @@ Status run_pow(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(BroadcastPlan plan,
                          plan_broadcast(ctx, x.dims(), exponent.dims()));
   SEQRT_ASSIGN_OR_RETURN(Tensor out,
-                         Tensor::allocate(DType::kF32, plan.out_dims));
+                         f32_output(ctx, 0, base.dtype(), plan.out_dims));
   const float* px = x.data_as<float>();
   float* po = out.mutable_data_as<float>();
   int64_t length = plan.dims.back();
@@ -187,7 +197,7 @@ Status run_unary(KernelContext& ctx, UnaryKind kind, MathFn fn) {
   SEQRT_RETURN_IF_ERROR(check_same_float_dtypes(ctx));
   const Tensor& x = *ctx.input(0);
   SEQRT_ASSIGN_OR_RETURN(Tensor in, load_f32(x));
-  SEQRT_ASSIGN_OR_RETURN(Tensor out, Tensor::allocate(DType::kF32, x.dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor out, f32_output(ctx, 0, x.dtype(), x.dims()));
   const float* px = in.data_as<float>();
   float* py = out.mutable_data_as<float>();
   parallel_chunks(x.num_elements(), kGrain, [&](int64_t begin, int64_t end) {

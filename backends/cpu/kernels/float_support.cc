@@ -34,8 +34,21 @@ Status require_all_f32_family(const Graph& graph, const Node& node) {
   return Status::ok();
 }
 
+Result<Tensor> f32_output(KernelContext& ctx, size_t i, DType dtype,
+                          std::vector<int64_t> dims) {
+  if (dtype != DType::kF32) return Tensor::allocate(DType::kF32, dims);
+  SEQRT_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocate_output(i, dtype, std::move(dims)));
+  return *out;
+}
+
 Status set_output_as(KernelContext& ctx, size_t i, const Tensor& value,
                      DType dtype) {
+  const Tensor& current = ctx.outputs()[i];
+  if (dtype == value.dtype() && !current.empty() &&
+      current.data() == value.data() && current.dims() == value.dims()) {
+    return Status::ok();
+  }
   SEQRT_ASSIGN_OR_RETURN(Tensor out, store_as(value, dtype));
   ctx.set_output(i, std::move(out));
   return Status::ok();

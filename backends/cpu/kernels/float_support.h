@@ -25,7 +25,15 @@ Status require_all_f32_family(const Graph& graph, const Node& node);
 // Declared dtype of input i, kUndefined when omitted.
 DType input_dtype(const Graph& graph, const Node& node, size_t i);
 
-// Sets output i to `value` (f32) converted to `dtype`.
+// The f32 tensor a kernel computes output i into (zero-filled). When the
+// node's output `dtype` is f32 it is output i itself, allocated through
+// ctx so that it lands in the run's planned arena; otherwise a scratch
+// tensor that set_output_as converts.
+Result<Tensor> f32_output(KernelContext& ctx, size_t i, DType dtype,
+                          std::vector<int64_t> dims);
+
+// Sets output i to `value` (f32) converted to `dtype`; nothing to do when
+// `value` is already output i (from f32_output).
 Status set_output_as(KernelContext& ctx, size_t i, const Tensor& value,
                      DType dtype);
 

@@ -8,6 +8,7 @@
 
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernel_table.h"
+#include "backends/cpu/kernels/float_support.h"
 #include "backends/cpu/kernels/neural_memory_step.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/vec.h"
@@ -176,8 +177,9 @@ Status run_neural_memory(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(
       Tensor state,
       Tensor::allocate(DType::kF32, {n.batch, n.heads, 3 * p_count}));
+  const DType q_dtype = ctx.input(kNmQ)->dtype();
   SEQRT_ASSIGN_OR_RETURN(
-      Tensor y, Tensor::allocate(DType::kF32, ctx.input(kNmQ)->dims()));
+      Tensor y, f32_output(ctx, 0, q_dtype, ctx.input(kNmQ)->dims()));
   std::vector<int64_t> positions(n.batch, 0);
   if (ctx.has_input(kNmPosition)) {
     for (int64_t b = 0; b < n.batch; ++b) {
@@ -219,9 +221,7 @@ Status run_neural_memory(KernelContext& ctx) {
       neural_memory_head_token_step(n, head);
     }
   });
-  DType q_dtype = ctx.input(kNmQ)->dtype();
-  SEQRT_ASSIGN_OR_RETURN(Tensor y_out, store_as(y, q_dtype));
-  ctx.set_output(0, std::move(y_out));
+  SEQRT_RETURN_IF_ERROR(set_output_as(ctx, 0, y, q_dtype));
   if (ctx.num_outputs() > 1) {
     SEQRT_ASSIGN_OR_RETURN(Tensor state_out,
                            store_as(state, neural_memory_state_dtype(q_dtype)));

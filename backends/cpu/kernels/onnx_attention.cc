@@ -19,6 +19,7 @@
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/attention_kernel.h"
+#include "backends/cpu/kernels/float_support.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/gemm.h"
 #include "backends/cpu/simd/vec.h"
@@ -237,7 +238,8 @@ Status run_onnx_attention_cpu(KernelContext& ctx) {
   }
   a.k = keys.data_as<float>();
   a.v = values.data_as<float>();
-  SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, s.y_dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y,
+                         f32_output(ctx, kOnnxAttnY, dtype, s.y_dims()));
   a.y = y.mutable_data_as<float>();
   s.y_strides(a.y_stride);
   bool aligned = core_aligned(s);
@@ -249,8 +251,7 @@ Status run_onnx_attention_cpu(KernelContext& ctx) {
   a.causal = s.causal && aligned;
   attention_forward(a);
 
-  SEQRT_ASSIGN_OR_RETURN(Tensor y_out, store_as(y, dtype));
-  ctx.set_output(kOnnxAttnY, y_out);
+  SEQRT_RETURN_IF_ERROR(set_output_as(ctx, kOnnxAttnY, y, dtype));
   if (onnx_attention_wants_output(ctx, kOnnxAttnQkMatmul)) {
     SEQRT_ASSIGN_OR_RETURN(Tensor scores, qk_scores(ctx, s, a));
     SEQRT_ASSIGN_OR_RETURN(Tensor qk_out, store_as(scores, dtype));

@@ -100,7 +100,7 @@ Status run_rotary(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(Tensor xf, load_f32(x));
   SEQRT_ASSIGN_OR_RETURN(Tensor cf, load_f32(cos));
   SEQRT_ASSIGN_OR_RETURN(Tensor sf, load_f32(sin));
-  SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, dims));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, x.dtype(), dims));
   rotary<float>(r, xf.data_as<float>(), cf.data_as<float>(),
                 sf.data_as<float>(), rows, y.mutable_data_as<float>());
   return set_output_as(ctx, 0, y, x.dtype());

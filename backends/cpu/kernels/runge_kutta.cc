@@ -120,7 +120,7 @@ Status run_runge_kutta(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(step.y, load_f32(y_in));
   step.n = static_cast<size_t>(y_in.num_elements());
   SEQRT_ASSIGN_OR_RETURN(Tensor acc,
-                         Tensor::allocate(DType::kF32, y_in.dims()));
+                         f32_output(ctx, 0, y_in.dtype(), y_in.dims()));
   float* pacc = acc.mutable_data_as<float>();
   const float* py = step.y.data_as<float>();
   SEQRT_ASSIGN_OR_RETURN(Tensor f1, evaluate(step, 1, step.y));

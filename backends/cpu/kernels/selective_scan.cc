@@ -182,7 +182,8 @@ void scan_block(const ScanInputs& in, BlockScratch& w, int64_t b, int64_t d0,
 Status run_selective_scan(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(SelectiveScanDims s, check_selective_scan(ctx));
   SEQRT_ASSIGN_OR_RETURN(Loaded in, load_inputs(ctx));
-  SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, in.u.dims()));
+  SEQRT_ASSIGN_OR_RETURN(
+      Tensor y, f32_output(ctx, 0, ctx.input(kU)->dtype(), in.u.dims()));
   SEQRT_ASSIGN_OR_RETURN(
       Tensor state,
       Tensor::allocate(DType::kF32, {s.batch, s.channels, s.state}));

@@ -228,8 +228,8 @@ Status run_ssd(KernelContext& ctx) {
   for (size_t i = 0; i <= kPastState; ++i) {
     SEQRT_ASSIGN_OR_RETURN(in[i], load_optional(ctx.input(i)));
   }
-  SEQRT_ASSIGN_OR_RETURN(Tensor y,
-                         Tensor::allocate(DType::kF32, in[kX].dims()));
+  SEQRT_ASSIGN_OR_RETURN(
+      Tensor y, f32_output(ctx, 0, ctx.input(kX)->dtype(), in[kX].dims()));
   SEQRT_ASSIGN_OR_RETURN(
       Tensor state, Tensor::allocate(DType::kF32, {dims.batch, dims.heads,
                                                    dims.head_dim, dims.state}));

@@ -1,0 +1,62 @@
+// Runs a compiled graph with its node outputs in one arena laid out by the
+// graph-level memory plan (graph/planner, DESIGN.md §5.1). A plan is made
+// once per binding of the symbolic dims the runs meet and kept; arenas are
+// kept between runs, one per run in flight.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "graph/planner/memory_plan.h"
+#include "ops/interpreter.h"
+
+namespace seqrt::cpu {
+
+class ArenaRunner {
+ public:
+  // `graph` must outlive the runner.
+  explicit ArenaRunner(const Graph& graph) : graph_(graph) {}
+
+  // Runs `graph` as interpret_graph() does with `options` (schedule and
+  // kernels), placing node outputs in the plan's arena. A graph the
+  // planner cannot lay out for these dims runs with every tensor on the
+  // heap. Kernels that return a view the plan does not know of get their
+  // output copied out of the arena; graph outputs never point into it.
+  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs,
+                                  const KernelChooser& choose,
+                                  InterpretOptions options) const;
+
+  // The plan for the symbolic dims of `inputs` (made on first sight), or
+  // null when the graph cannot be planned for them.
+  std::shared_ptr<const MemoryPlan> plan_for(
+      const std::vector<Tensor>& inputs) const;
+
+  struct Stats {
+    int64_t plans_made = 0;     // distinct dim bindings planned
+    int64_t placed = 0;         // node outputs written in the arena
+    int64_t copied_out = 0;     // outputs copied out of the arena
+    int64_t arenas_made = 0;    // arena allocations
+  };
+  Stats stats() const;
+
+ private:
+  using Bindings = std::map<std::string, int64_t>;
+  Bindings bindings_of(const std::vector<Tensor>& inputs) const;
+  // An arena of at least `bytes` that no other run holds.
+  std::shared_ptr<Tensor> acquire_arena(int64_t bytes) const;
+  void release_arena(std::shared_ptr<Tensor> arena) const;
+
+  const Graph& graph_;
+  mutable std::mutex mutex_;  // guards plans_ and free_arenas_
+  mutable std::map<Bindings, std::shared_ptr<const MemoryPlan>> plans_;
+  mutable std::vector<std::shared_ptr<Tensor>> free_arenas_;
+  mutable std::atomic<int64_t> plans_made_{0}, placed_{0}, copied_out_{0},
+      arenas_made_{0};
+};
+
+}  // namespace seqrt::cpu
