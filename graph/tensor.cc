@@ -104,8 +104,8 @@ Tensor Tensor::view(DType dtype, std::vector<int64_t> dims, const void* data,
   return tensor;
 }
 
-Tensor Tensor::writable_view(DType dtype, std::vector<int64_t> dims,
-                             void* data, std::shared_ptr<const void> owner) {
+Tensor Tensor::writable_view(DType dtype, std::vector<int64_t> dims, void* data,
+                             std::shared_ptr<const void> owner) {
   Tensor tensor = view(dtype, std::move(dims), data, std::move(owner));
   tensor.writable_ = true;
   tensor.borrowed_ = true;

@@ -53,18 +53,25 @@ Status check_graph_inputs(const Graph& graph,
 
 namespace {
 
-// Index of the last node (in `order` position) that reads each value.
+// Index of the last node (in `order` position) that reads each value,
+// directly or through a capture of one of its subgraphs (a body lists in
+// its captures every outer value it or its own bodies read).
 std::vector<int> last_uses(const Graph& graph, const std::vector<int>& order) {
   std::vector<int> last(graph.values.size(), -1);
+  std::map<std::string, ValueId> by_name;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    by_name.emplace(graph.values[id].name, static_cast<ValueId>(id));
+  }
   for (size_t pos = 0; pos < order.size(); ++pos) {
     for (ValueId id : graph.nodes[order[pos]].inputs) {
       if (id != kNoValue) last[id] = static_cast<int>(pos);
     }
-    // Subgraphs may capture any value of ours by name: keep them all alive.
     for (const auto& [name, attr] : graph.nodes[order[pos]].attrs) {
       if (attr.type() != AttrType::kGraph) continue;
-      for (size_t id = 0; id < graph.values.size(); ++id) {
-        last[id] = static_cast<int>(pos);
+      const Graph& body = *attr.as_graph();
+      for (ValueId captured : body.captures) {
+        auto outer = by_name.find(body.value(captured).name);
+        if (outer != by_name.end()) last[outer->second] = static_cast<int>(pos);
       }
     }
   }
@@ -174,18 +181,17 @@ Result<std::vector<Tensor>> interpret_graph(
     if (options.kernels == nullptr) {
       SEQRT_ASSIGN_OR_RETURN(chosen, choose(node, *schema));
     }
-    const KernelFn& kernel = options.kernels != nullptr
-                                 ? (*options.kernels)[order[pos]]
-                                 : chosen;
+    const KernelFn& kernel =
+        options.kernels != nullptr ? (*options.kernels)[order[pos]] : chosen;
     KernelContext ctx(node, *schema, std::move(args), runner);
     ctx.set_donations(donations(graph, node, last, static_cast<int>(pos), env));
     if (options.place_output) {
-      ctx.set_output_placer([&](size_t i, DType dtype,
-                                const std::vector<int64_t>& dims) {
-        return node.outputs[i] == kNoValue
-                   ? Tensor()
-                   : options.place_output(node.outputs[i], dtype, dims);
-      });
+      ctx.set_output_placer(
+          [&](size_t i, DType dtype, const std::vector<int64_t>& dims) {
+            return node.outputs[i] == kNoValue
+                       ? Tensor()
+                       : options.place_output(node.outputs[i], dtype, dims);
+          });
     }
     SEQRT_RETURN_IF_ERROR(kernel(ctx));
     for (size_t i = 0; i < node.outputs.size(); ++i) {

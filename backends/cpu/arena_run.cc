@@ -37,7 +37,8 @@ ArenaRunner::Bindings ArenaRunner::bindings_of(
     if (!value.shape || value.shape->rank() != inputs[i].rank()) continue;
     for (size_t d = 0; d < value.shape->rank(); ++d) {
       const Dim& dim = (*value.shape)[d];
-      if (dim.is_symbol()) bindings.emplace(dim.symbol_name(), inputs[i].dim(d));
+      if (dim.is_symbol())
+        bindings.emplace(dim.symbol_name(), inputs[i].dim(d));
     }
   }
   return bindings;
@@ -106,8 +107,7 @@ Result<std::vector<Tensor>> ArenaRunner::run(std::vector<Tensor> inputs,
     arena = acquire_arena(plan->peak_arena_bytes);
   }
   if (arena == nullptr) {
-    return interpret_graph(graph_, std::move(inputs), choose, nullptr,
-                           options);
+    return interpret_graph(graph_, std::move(inputs), choose, nullptr, options);
   }
   char* base = static_cast<char*>(arena->mutable_data());
   const uintptr_t begin = reinterpret_cast<uintptr_t>(base);
@@ -144,8 +144,8 @@ Result<std::vector<Tensor>> ArenaRunner::run(std::vector<Tensor> inputs,
     ++copied_out_;
     return Status::ok();
   };
-  Result<std::vector<Tensor>> outputs = interpret_graph(
-      graph_, std::move(inputs), choose, nullptr, options);
+  Result<std::vector<Tensor>> outputs =
+      interpret_graph(graph_, std::move(inputs), choose, nullptr, options);
   release_arena(std::move(arena));
   return outputs;
 }

@@ -37,10 +37,10 @@ class ArenaRunner {
       const std::vector<Tensor>& inputs) const;
 
   struct Stats {
-    int64_t plans_made = 0;     // distinct dim bindings planned
-    int64_t placed = 0;         // node outputs written in the arena
-    int64_t copied_out = 0;     // outputs copied out of the arena
-    int64_t arenas_made = 0;    // arena allocations
+    int64_t plans_made = 0;   // distinct dim bindings planned
+    int64_t placed = 0;       // node outputs written in the arena
+    int64_t copied_out = 0;   // outputs copied out of the arena
+    int64_t arenas_made = 0;  // arena allocations
   };
   Stats stats() const;
 

@@ -23,8 +23,7 @@ struct CpuKernel {
   // every run of the node shares (oneDNN primitives, constant weights
   // reordered into the layout they want). Returns the function that runs
   // the node from then on. Null: `run` is used as it is.
-  std::function<Result<KernelFn>(const Graph& graph, const Node& node)>
-      prepare;
+  std::function<Result<KernelFn>(const Graph& graph, const Node& node)> prepare;
 };
 
 class KernelTable {

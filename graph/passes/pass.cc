@@ -46,12 +46,20 @@ Result<std::vector<PassStats>> run_passes(Graph& graph,
 }
 
 std::vector<Pass> default_passes() {
-  return {infer_shapes_pass(),          fold_constants_pass(),
-          infer_symbolic_shapes_pass(), eliminate_dead_code_pass(),
-          fuse_attention_pass(),        fuse_layer_norm_pass(),
-          fuse_rms_norm_pass(),         fuse_gelu_pass(),
-          fuse_retention_pass(),        fuse_gemm_pass(),
-          fold_constants_pass(),        eliminate_dead_code_pass()};
+  return {infer_shapes_pass(),
+          fold_constants_pass(),
+          infer_symbolic_shapes_pass(),
+          eliminate_dead_code_pass(),
+          fuse_attention_pass(),
+          fuse_layer_norm_pass(),
+          fuse_rms_norm_pass(),
+          fuse_gelu_pass(),
+          fuse_retention_pass(),
+          fuse_linear_pass(),
+          fuse_gemm_pass(),
+          fuse_elementwise_pass(),
+          fold_constants_pass(),
+          eliminate_dead_code_pass()};
 }
 
 Result<std::vector<PassStats>> optimize_graph(Graph& graph) {

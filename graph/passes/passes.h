@@ -31,8 +31,14 @@ Pass fuse_gelu_pass();
 // LinearAttention (gated) with one constant decay per head -> seqrt::Retention
 // with the packed inputs viewed as heads.
 Pass fuse_retention_pass();
+// MatMul with a constant 2-D W, + a constant (N) bias, + Relu/Gelu/Sigmoid/
+// SiLU -> seqrt::Linear (any rank of X).
+Pass fuse_linear_pass();
 // A 2-D MatMul followed by Add(bias) -> Gemm.
 Pass fuse_gemm_pass();
+// Connected f32 elementwise nodes (two or more, one output, intermediates
+// read nowhere else) -> seqrt::FusedElementwise with the chain as its body.
+Pass fuse_elementwise_pass();
 
 inline constexpr size_t kMaxFoldedBytes = size_t{64} << 20;
 

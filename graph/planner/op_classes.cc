@@ -31,6 +31,9 @@ bool is_elementwise_op(const Node& node) {
       "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
       // where.cc, cast.cc
       "Where", "Cast"};
+  // A fused chain reads element j of each input before writing output
+  // element j, like its parts.
+  if (node.domain == kSeqrtDomain && node.op == "FusedElementwise") return true;
   return in_onnx_set(node, kElementwise);
 }
 

@@ -75,11 +75,15 @@ Status check_alias(const Graph& graph, const MemoryPlan& plan, ValueId id,
                                source) != node.inputs.end();
   const bool data_input = !node.inputs.empty() && node.inputs[0] == source &&
                           !value.in_place && from.kind == value.kind;
-  const std::optional<int64_t> slice_skip =
-      data_input ? slice_view_offset(graph, node, from, value) : std::nullopt;
+  // -1: not a slice view (an optional here trips GCC's maybe-uninitialized
+  // at -O3).
+  const int64_t slice_skip =
+      data_input ? slice_view_offset(graph, node, from, value).value_or(-1)
+                 : -1;
   const bool view_ok =
       data_input && is_view_op(node) && from.bytes == value.bytes;
-  const bool slice_ok = slice_skip && *slice_skip + value.bytes <= from.bytes;
+  const bool slice_ok =
+      slice_skip >= 0 && slice_skip + value.bytes <= from.bytes;
   const bool in_place_ok = value.in_place && is_elementwise_op(node) && reads &&
                            value.kind == MemoryKind::kArena &&
                            from.kind == MemoryKind::kArena &&
@@ -91,7 +95,7 @@ Status check_alias(const Graph& graph, const MemoryPlan& plan, ValueId id,
                           value.in_place ? "an in-place write" : "a view");
   }
   const int64_t expected =
-      from.offset + (slice_ok && !view_ok ? *slice_skip : 0);
+      from.offset + (slice_ok && !view_ok ? slice_skip : 0);
   if (value.kind == MemoryKind::kArena && value.offset != expected) {
     return internal_error("{} aliases '{}' but sits at offset {}, not {}",
                           value_label(graph, id), graph.value(source).name,

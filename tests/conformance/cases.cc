@@ -52,6 +52,7 @@ const std::vector<OpCase>& all_op_cases() {
     add_nn_cases(all);
     add_reduce_cases(all);
     add_linalg_cases(all);
+    add_seqrt_linear_cases(all);
     add_shape_cases(all);
     add_control_cases(all);
     add_attention_cases(all);
@@ -63,6 +64,7 @@ const std::vector<OpCase>& all_op_cases() {
     add_ssd_cases(all);
     add_runge_kutta_cases(all);
     add_neural_memory_cases(all);
+    add_fused_elementwise_cases(all);
     return all;
   }();
   return cases;

@@ -50,6 +50,7 @@ void add_elementwise_cases(std::vector<OpCase>& cases);
 void add_nn_cases(std::vector<OpCase>& cases);
 void add_reduce_cases(std::vector<OpCase>& cases);
 void add_linalg_cases(std::vector<OpCase>& cases);
+void add_seqrt_linear_cases(std::vector<OpCase>& cases);  // + constant weights
 void add_shape_cases(std::vector<OpCase>& cases);
 void add_control_cases(std::vector<OpCase>& cases);
 // Sequence ops (ops/sequence/, OPS.md), one file per op.
@@ -62,6 +63,7 @@ void add_causal_conv_cases(std::vector<OpCase>& cases);
 void add_ssd_cases(std::vector<OpCase>& cases);
 void add_runge_kutta_cases(std::vector<OpCase>& cases);
 void add_neural_memory_cases(std::vector<OpCase>& cases);
+void add_fused_elementwise_cases(std::vector<OpCase>& cases);
 
 // Every case of every op.
 const std::vector<OpCase>& all_op_cases();

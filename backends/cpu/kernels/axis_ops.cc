@@ -199,8 +199,7 @@ Status run_cumsum(KernelContext& ctx) {
   const bool reverse = ctx.attr_int("reverse") != 0;
   if (is_f32_family(x.dtype())) {
     SEQRT_ASSIGN_OR_RETURN(Tensor in, load_f32(x));
-    SEQRT_ASSIGN_OR_RETURN(Tensor out,
-                           f32_output(ctx, 0, x.dtype(), x.dims()));
+    SEQRT_ASSIGN_OR_RETURN(Tensor out, f32_output(ctx, 0, x.dtype(), x.dims()));
     cumsum<float, double>(s, in.data_as<float>(), exclusive, reverse,
                           out.mutable_data_as<float>());
     return set_output_as(ctx, 0, out, x.dtype());

@@ -100,10 +100,9 @@ Result<Tensor> apply_binary(KernelContext& ctx, BinaryKind kind,
                             DType dtype = DType::kUndefined) {
   SEQRT_ASSIGN_OR_RETURN(BroadcastPlan plan,
                          plan_broadcast(ctx, a.dims(), b.dims()));
-  Result<Tensor> allocated =
-      dtype == DType::kUndefined
-          ? Tensor::allocate(DType::kF32, plan.out_dims)
-          : f32_output(ctx, 0, dtype, plan.out_dims);
+  Result<Tensor> allocated = dtype == DType::kUndefined
+                                 ? Tensor::allocate(DType::kF32, plan.out_dims)
+                                 : f32_output(ctx, 0, dtype, plan.out_dims);
   SEQRT_ASSIGN_OR_RETURN(Tensor out, std::move(allocated));
   const float* pa = a.data_as<float>();
   const float* pb = b.data_as<float>();
@@ -118,19 +117,7 @@ Result<Tensor> apply_binary(KernelContext& ctx, BinaryKind kind,
 }
 
 Status check_same_float_dtypes(const KernelContext& ctx) {
-  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-    if (!ctx.has_input(i)) return ctx.error("input {} is missing", i);
-    DType dtype = ctx.input(i)->dtype();
-    if (!is_f32_family(dtype)) {
-      return ctx.unsupported_error(
-          "{} input: the CPU backend computes f32/f16/bf16 only",
-          dtype_name(dtype));
-    }
-    if (dtype != ctx.input(0)->dtype()) {
-      return ctx.error("input {} must be {} like input 0, got {}", i,
-                       dtype_name(ctx.input(0)->dtype()), dtype_name(dtype));
-    }
-  }
+  SEQRT_RETURN_IF_ERROR(require_same_float_inputs(ctx));
   if (ctx.num_inputs() == 0) return ctx.error("needs at least one input");
   return Status::ok();
 }
@@ -148,9 +135,8 @@ Status run_binary(KernelContext& ctx, BinaryKind kind) {
   for (size_t i = 1; i < ctx.num_inputs(); ++i) {
     SEQRT_ASSIGN_OR_RETURN(Tensor next, load_f32(*ctx.input(i)));
     const bool last = i + 1 == ctx.num_inputs();
-    SEQRT_ASSIGN_OR_RETURN(
-        acc, apply_binary(ctx, kind, acc, next,
-                          last ? dtype : DType::kUndefined));
+    SEQRT_ASSIGN_OR_RETURN(acc, apply_binary(ctx, kind, acc, next,
+                                             last ? dtype : DType::kUndefined));
   }
   return set_output_as(ctx, 0, acc, dtype);
 }

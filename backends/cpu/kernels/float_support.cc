@@ -34,6 +34,23 @@ Status require_all_f32_family(const Graph& graph, const Node& node) {
   return Status::ok();
 }
 
+Status require_same_float_inputs(const KernelContext& ctx) {
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) return ctx.error("input {} is missing", i);
+    DType dtype = ctx.input(i)->dtype();
+    if (!is_f32_family(dtype)) {
+      return ctx.unsupported_error(
+          "{} input: the CPU backend computes f32/f16/bf16 only",
+          dtype_name(dtype));
+    }
+    if (dtype != ctx.input(0)->dtype()) {
+      return ctx.error("input {} must be {} like input 0, got {}", i,
+                       dtype_name(ctx.input(0)->dtype()), dtype_name(dtype));
+    }
+  }
+  return Status::ok();
+}
+
 Result<Tensor> f32_output(KernelContext& ctx, size_t i, DType dtype,
                           std::vector<int64_t> dims) {
   if (dtype != DType::kF32) return Tensor::allocate(DType::kF32, dims);

@@ -22,6 +22,10 @@ Status require_f32_family(const Graph& graph, const Node& node,
 // The same for every input of the node.
 Status require_all_f32_family(const Graph& graph, const Node& node);
 
+// Every input of the node present, f32/f16/bf16, and of input 0's dtype
+// (elementwise kernels); kUnsupported for another dtype.
+Status require_same_float_inputs(const KernelContext& ctx);
+
 // Declared dtype of input i, kUndefined when omitted.
 DType input_dtype(const Graph& graph, const Node& node, size_t i);
 

@@ -1,15 +1,22 @@
 // CPU kernels of MatMul (numpy batch broadcasting, 1-D operands) and Gemm
-// (transposes, alpha, beta, broadcast C) through oneDNN's sgemm: one call
-// when there is one batch or B is shared by a contiguous batch of A (the
-// batch folds into M), else one call per batch in parallel. f64 and integer
-// operands compute as the reference does, in double (integers truncated
-// back), with rows in parallel and a vectorised row-times-matrix loop.
+// (transposes, alpha, beta, broadcast C). When B is a graph constant,
+// prepare() packs it once at compile time for oneDNN's matmul primitive
+// (linear_matmul.h), which then runs the product with alpha, the bias and
+// beta·C as attributes and post-ops; A's batch dims fold into the rows.
+// Other float products go through oneDNN's sgemm: one call when there is
+// one batch or B is shared by a contiguous batch of A (the batch folds into
+// M), else one call per batch in parallel — their shapes change from run to
+// run (a growing KV cache), and a primitive per shape would be created
+// (JIT-compiled) over and over. f64 and integer operands compute as the
+// reference does, in double (integers truncated back), with rows in
+// parallel and a vectorised row-times-matrix loop.
 #include <algorithm>
 #include <vector>
 
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/float_support.h"
+#include "backends/cpu/kernels/linear_matmul.h"
 #include "backends/cpu/kernels/typed_support.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/gemm.h"
@@ -136,7 +143,8 @@ void run_matmul_exact(const MatMulPlan& plan, const T* a, const T* b, T* y) {
       });
 }
 
-Status run_matmul(KernelContext& ctx) {
+// `packed`: B prepared at compile time (a constant 2-D B), or null.
+Status run_matmul_with(KernelContext& ctx, onednn::PackedWeights* packed) {
   const Tensor& a_in = *ctx.input(0);
   const Tensor& b_in = *ctx.input(1);
   SEQRT_RETURN_IF_ERROR(check_float_pair(ctx, a_in.dtype(), b_in.dtype()));
@@ -153,15 +161,43 @@ Status run_matmul(KernelContext& ctx) {
     return Status::ok();
   }
   SEQRT_ASSIGN_OR_RETURN(Tensor a, load_f32(a_in));
-  SEQRT_ASSIGN_OR_RETURN(Tensor b, load_f32(b_in));
   SEQRT_ASSIGN_OR_RETURN(Tensor y,
-                         Tensor::allocate(DType::kF32, plan.out_dims));
+                         f32_output(ctx, 0, a_in.dtype(), plan.out_dims));
   // With K = 0 the products are empty sums: the zero-filled output.
-  if (y.num_elements() > 0 && plan.k > 0) {
+  if (y.num_elements() == 0 || plan.k == 0) {
+    return set_output_as(ctx, 0, y, a_in.dtype());
+  }
+  // A 2-D B is never batched, so A's batches (contiguous) are more rows.
+  if (packed != nullptr && b_in.rank() == 2) {
+    SEQRT_RETURN_IF_ERROR(run_linear_matmul(
+        ctx.node().label(), a.data_as<float>(), false, plan.batches * plan.m,
+        plan.k, plan.n, MatmulWeights{packed}, MatmulEpilogue{},
+        y.mutable_data_as<float>()));
+  } else {
+    SEQRT_ASSIGN_OR_RETURN(Tensor b, load_f32(b_in));
     run_matmul_plan(plan, a.data_as<float>(), b.data_as<float>(),
                     y.mutable_data_as<float>());
   }
   return set_output_as(ctx, 0, y, a_in.dtype());
+}
+
+Status run_matmul(KernelContext& ctx) { return run_matmul_with(ctx, nullptr); }
+
+// A 2-D constant B of a float MatMul, packed for the primitive: the
+// returned kernel runs on it. Other nodes keep run_matmul.
+Result<KernelFn> prepare_matmul(const Graph& graph, const Node& node) {
+  const Tensor* b = graph.constant(node.inputs[1]);
+  if (b == nullptr || b->rank() != 2 || !is_f32_family(b->dtype())) {
+    return KernelFn(run_matmul);
+  }
+  SEQRT_ASSIGN_OR_RETURN(
+      std::shared_ptr<onednn::PackedWeights> packed,
+      pack_constant_weights(node.label(), *b, false,
+                            rows_hint(graph, node.inputs[0]), false,
+                            onednn::Activation::kNone));
+  return KernelFn([packed](KernelContext& ctx) {
+    return run_matmul_with(ctx, packed.get());
+  });
 }
 
 // Gemm's C broadcast into y (M×N), which sgemm then scales by beta.
@@ -223,7 +259,25 @@ void run_gemm_exact(const GemmShape& s, const T* a, const T* b, const Tensor* c,
   });
 }
 
-Status run_gemm(KernelContext& ctx) {
+// Gemm's epilogue on the primitive: C as the bias when it is a row added
+// as it is, else C broadcast into y and added back by the sum post-op.
+MatmulEpilogue gemm_epilogue(const Tensor* c, const GemmShape& s, float* y) {
+  MatmulEpilogue epilogue;
+  epilogue.alpha = static_cast<float>(s.alpha);
+  if (c == nullptr || s.beta == 0.0) return epilogue;
+  bool row =
+      c->rank() >= 1 && c->num_elements() == s.n && c->dims().back() == s.n;
+  if (row && s.alpha == 1.0 && s.beta == 1.0) {
+    epilogue.bias = c->data_as<float>();
+  } else {
+    fill_with_c(*c, s.m, s.n, y);
+    epilogue.sum_scale = static_cast<float>(s.beta);
+  }
+  return epilogue;
+}
+
+// `packed`: B prepared at compile time (a constant B), or null.
+Status run_gemm_with(KernelContext& ctx, onednn::PackedWeights* packed) {
   const Tensor& a_in = *ctx.input(0);
   const Tensor& b_in = *ctx.input(1);
   const Tensor* c_in = ctx.input(2);
@@ -264,9 +318,27 @@ Status run_gemm(KernelContext& ctx) {
     return Status::ok();
   }
   SEQRT_ASSIGN_OR_RETURN(Tensor a, load_f32(a_in));
-  SEQRT_ASSIGN_OR_RETURN(Tensor b, load_f32(b_in));
-  SEQRT_ASSIGN_OR_RETURN(Tensor y, Tensor::allocate(DType::kF32, {m, n}));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, a_in.dtype(), {m, n}));
   float* py = y.mutable_data_as<float>();
+  if (packed != nullptr && m * n > 0 && k > 0) {
+    Tensor c;
+    if (c_in) {
+      SEQRT_ASSIGN_OR_RETURN(c, load_f32(*c_in));
+    }
+    GemmShape shape{m,
+                    n,
+                    k,
+                    trans_a,
+                    trans_b,
+                    ctx.attr_float("alpha"),
+                    ctx.attr_float("beta")};
+    MatmulEpilogue epilogue = gemm_epilogue(c_in ? &c : nullptr, shape, py);
+    SEQRT_RETURN_IF_ERROR(
+        run_linear_matmul(ctx.node().label(), a.data_as<float>(), trans_a, m, k,
+                          n, MatmulWeights{packed}, epilogue, py));
+    return set_output_as(ctx, 0, y, a_in.dtype());
+  }
+  SEQRT_ASSIGN_OR_RETURN(Tensor b, load_f32(b_in));
   float beta = 0.0f;
   if (c_in && m * n > 0) {
     SEQRT_ASSIGN_OR_RETURN(Tensor c, load_f32(*c_in));
@@ -283,11 +355,44 @@ Status run_gemm(KernelContext& ctx) {
   return set_output_as(ctx, 0, y, a_in.dtype());
 }
 
+Status run_gemm(KernelContext& ctx) { return run_gemm_with(ctx, nullptr); }
+
+int64_t int_attr_or(const Node& node, const std::string& name,
+                    int64_t fallback) {
+  auto attr = node.attrs.find(name);
+  return attr != node.attrs.end() && attr->second.type() == AttrType::kInt
+             ? attr->second.as_int()
+             : fallback;
+}
+
+// A constant B of a float Gemm, packed (read transposed for transB).
+Result<KernelFn> prepare_gemm(const Graph& graph, const Node& node) {
+  const Tensor* b = graph.constant(node.inputs[1]);
+  if (b == nullptr || b->rank() != 2 || !is_f32_family(b->dtype())) {
+    return KernelFn(run_gemm);
+  }
+  bool trans_a = int_attr_or(node, "transA", 0) != 0;
+  bool trans_b = int_attr_or(node, "transB", 0) != 0;
+  int64_t rows = rows_hint(graph, node.inputs[0]);
+  const std::optional<Shape>& a_shape = graph.value(node.inputs[0]).shape;
+  if (trans_a && a_shape && a_shape->rank() == 2 && (*a_shape)[1].is_fixed()) {
+    rows = (*a_shape)[1].value();
+  }
+  SEQRT_ASSIGN_OR_RETURN(
+      std::shared_ptr<onednn::PackedWeights> packed,
+      pack_constant_weights(node.label(), *b, trans_b, rows, false,
+                            onednn::Activation::kNone));
+  return KernelFn([packed](KernelContext& ctx) {
+    return run_gemm_with(ctx, packed.get());
+  });
+}
+
 }  // namespace
 
 void register_matmul_kernels(KernelTable& table) {
-  table.add(CpuKernel{kOnnxDomain, "MatMul", run_matmul, nullptr});
-  table.add(CpuKernel{kOnnxDomain, "Gemm", run_gemm, nullptr});
+  table.add(
+      CpuKernel{kOnnxDomain, "MatMul", run_matmul, nullptr, prepare_matmul});
+  table.add(CpuKernel{kOnnxDomain, "Gemm", run_gemm, nullptr, prepare_gemm});
 }
 
 }  // namespace seqrt::cpu

@@ -178,8 +178,8 @@ Status run_neural_memory(KernelContext& ctx) {
       Tensor state,
       Tensor::allocate(DType::kF32, {n.batch, n.heads, 3 * p_count}));
   const DType q_dtype = ctx.input(kNmQ)->dtype();
-  SEQRT_ASSIGN_OR_RETURN(
-      Tensor y, f32_output(ctx, 0, q_dtype, ctx.input(kNmQ)->dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y,
+                         f32_output(ctx, 0, q_dtype, ctx.input(kNmQ)->dims()));
   std::vector<int64_t> positions(n.batch, 0);
   if (ctx.has_input(kNmPosition)) {
     for (int64_t b = 0; b < n.batch; ++b) {

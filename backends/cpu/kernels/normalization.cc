@@ -201,8 +201,7 @@ Status run_layer_norm(KernelContext& ctx) {
         bias, expand_param(ctx, "input 'B'", *bias_in, x_in, axis, split));
   }
   SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(x_in));
-  SEQRT_ASSIGN_OR_RETURN(Tensor y,
-                         f32_output(ctx, 0, x_in.dtype(), x.dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, x_in.dtype(), x.dims()));
   std::vector<int64_t> stats_dims = x.dims();
   for (size_t d = static_cast<size_t>(axis); d < stats_dims.size(); ++d) {
     stats_dims[d] = 1;

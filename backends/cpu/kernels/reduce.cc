@@ -326,8 +326,7 @@ Status run_reduce(KernelContext& ctx, ReduceKind kind) {
   const ReducePlan plan = plan_reduce(x.dims(), reduced);
   if (is_f32_family(x.dtype())) {
     SEQRT_ASSIGN_OR_RETURN(Tensor in, load_f32(x));
-    SEQRT_ASSIGN_OR_RETURN(Tensor out,
-                           f32_output(ctx, 0, x.dtype(), out_dims));
+    SEQRT_ASSIGN_OR_RETURN(Tensor out, f32_output(ctx, 0, x.dtype(), out_dims));
     reduce_dispatch<float, float>(kind, plan, in.data_as<float>(),
                                   out.mutable_data_as<float>());
     return set_output_as(ctx, 0, out, x.dtype());

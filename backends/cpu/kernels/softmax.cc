@@ -89,8 +89,7 @@ Status run_softmax(KernelContext& ctx, bool log) {
   SEQRT_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(ctx, ctx.attr_int("axis"),
                                                       rank == 0 ? 1 : rank));
   SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(x_in));
-  SEQRT_ASSIGN_OR_RETURN(Tensor y,
-                         f32_output(ctx, 0, x_in.dtype(), x.dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, x_in.dtype(), x.dims()));
   const float* px = x.data_as<float>();
   float* py = y.mutable_data_as<float>();
   int64_t length = rank == 0 ? 1 : x.dim(axis);
