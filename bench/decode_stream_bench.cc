@@ -10,25 +10,15 @@
 // of concatenation/copy per step.
 #include <benchmark/benchmark.h>
 
-#include <random>
-
 #include "bench/roofline.h"
 #include "graph/builder.h"
+#include "graph/random_tensor.h"
 #include "runtime/stream.h"
 
 namespace seqrt {
 namespace {
 
 constexpr int64_t kHeads = 12, kHeadDim = 64;
-
-Tensor uniform(std::vector<int64_t> dims, uint32_t seed) {
-  Tensor t = Tensor::allocate(DType::kF32, std::move(dims)).value();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  float* data = t.mutable_data_as<float>();
-  for (int64_t i = 0; i < t.num_elements(); ++i) data[i] = u(rng);
-  return t;
-}
 
 Result<Graph> decode_layer(int64_t capacity) {
   GraphBuilder b("decode_layer");
@@ -76,15 +66,15 @@ void BM_DecodeStep_Stream(benchmark::State& state) {
     return state.SkipWithError(session.status().message().c_str());
   Stream stream(**session);
   const std::map<std::string, Tensor> feeds = {
-      {"q", uniform({1, kHeads, 1, kHeadDim}, 1)},
-      {"k", uniform({1, kHeads, 1, kHeadDim}, 2)},
-      {"v", uniform({1, kHeads, 1, kHeadDim}, 3)},
+      {"q", random_uniform_f32({1, kHeads, 1, kHeadDim}, 1)},
+      {"k", random_uniform_f32({1, kHeads, 1, kHeadDim}, 2)},
+      {"v", random_uniform_f32({1, kHeads, 1, kHeadDim}, 3)},
       {"write_index", Tensor::from_vector<int64_t>({1}, {capacity - 1})},
       {"valid_len", Tensor::from_vector<int64_t>({1}, {capacity})}};
   // Fill the cache with values that are not all zero.
   Status filled = stream.restore(
-      {{"past_key", uniform({1, kHeads, capacity, kHeadDim}, 4)},
-       {"past_value", uniform({1, kHeads, capacity, kHeadDim}, 5)}});
+      {{"past_key", random_uniform_f32({1, kHeads, capacity, kHeadDim}, 4)},
+       {"past_value", random_uniform_f32({1, kHeads, capacity, kHeadDim}, 5)}});
   if (!filled.is_ok()) return state.SkipWithError(filled.message().c_str());
   for (auto _ : state) {
     std::map<std::string, Tensor> held;

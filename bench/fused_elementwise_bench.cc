@@ -8,12 +8,11 @@
 // adds (allocating and first-touching the output, binding).
 #include <benchmark/benchmark.h>
 
-#include <random>
-
 #include "backends/cpu/kernel_table.h"
 #include "bench/roofline.h"
 #include "graph/builder.h"
 #include "graph/passes/passes.h"
+#include "graph/random_tensor.h"
 #include "ops/registry.h"
 #include "runtime/session.h"
 
@@ -23,12 +22,7 @@ namespace {
 constexpr int64_t kRows = 512, kCols = 3072;
 
 Tensor uniform(std::vector<int64_t> dims, uint32_t seed) {
-  Tensor t = Tensor::allocate(DType::kF32, std::move(dims)).value();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
-  float* data = t.mutable_data_as<float>();
-  for (int64_t i = 0; i < t.num_elements(); ++i) data[i] = u(rng);
-  return t;
+  return random_uniform_f32(std::move(dims), seed, -4.0f, 4.0f);
 }
 
 Result<Graph> silu_gate() {

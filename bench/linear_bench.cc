@@ -10,7 +10,6 @@
 // Both write into one preallocated output, as the planned arena does.
 #include <benchmark/benchmark.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -19,19 +18,11 @@
 #include "backends/cpu/simd/gemm.h"
 #include "bench/roofline.h"
 #include "graph/builder.h"
+#include "graph/random_tensor.h"
 #include "ops/registry.h"
 
 namespace seqrt {
 namespace {
-
-Tensor random(std::vector<int64_t> dims, uint64_t seed) {
-  Tensor tensor = Tensor::allocate(DType::kF32, std::move(dims)).value();
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  float* data = tensor.mutable_data_as<float>();
-  for (int64_t i = 0; i < tensor.num_elements(); ++i) data[i] = dist(rng);
-  return tensor;
-}
 
 struct Problem {
   int64_t m, k, n;
@@ -40,10 +31,10 @@ struct Problem {
 
 Problem make_problem(const benchmark::State& state) {
   Problem p{state.range(0), state.range(1), state.range(2)};
-  p.x = random({p.m, p.k}, 1);
-  p.w = random({p.k, p.n}, 2);
-  p.b = random({p.n}, 3);
-  p.y = random({p.m, p.n}, 4);  // touched once, before timing
+  p.x = random_uniform_f32({p.m, p.k}, 1);
+  p.w = random_uniform_f32({p.k, p.n}, 2);
+  p.b = random_uniform_f32({p.n}, 3);
+  p.y = random_uniform_f32({p.m, p.n}, 4);  // touched once, before timing
   return p;
 }
 

@@ -3,32 +3,22 @@
 // symbolic dims it meets.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "graph/builder.h"
+#include "graph/random_tensor.h"
 #include "runtime/session.h"
 
 namespace seqrt {
 namespace {
-
-Tensor random_f32(std::vector<int64_t> dims, uint32_t seed) {
-  Tensor t = Tensor::allocate(DType::kF32, std::move(dims)).value();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  float* data = t.mutable_data_as<float>();
-  for (int64_t i = 0; i < t.num_elements(); ++i) data[i] = uniform(rng);
-  return t;
-}
 
 // x (batch, seq, 16): a pre-norm MLP block with a residual.
 Graph block_graph() {
   GraphBuilder b("block");
   ValueId x = b.input("x", DType::kF32,
                       Shape{Dim::symbol("batch"), Dim::symbol("seq"), 16});
-  ValueId gamma = b.constant("gamma", random_f32({16}, 1));
-  ValueId w1 = b.constant("w1", random_f32({16, 64}, 2));
-  ValueId b1 = b.constant("b1", random_f32({64}, 3));
-  ValueId w2 = b.constant("w2", random_f32({64, 16}, 4));
+  ValueId gamma = b.constant("gamma", random_uniform_f32({16}, 1));
+  ValueId w1 = b.constant("w1", random_uniform_f32({16, 64}, 2));
+  ValueId b1 = b.constant("b1", random_uniform_f32({64}, 3));
+  ValueId w2 = b.constant("w2", random_uniform_f32({64, 16}, 4));
   ValueId n = b.add("LayerNormalization", {x, gamma});
   ValueId h = b.add("Add", {b.add("MatMul", {n, w1}), b1});
   ValueId g = b.add("Mul", {h, b.add("Sigmoid", {h})});
@@ -45,7 +35,8 @@ TEST(PlannedSession, ResultsAreTheSameWithAndWithoutThePlan) {
   auto with_plan = Session::create(block_graph(), planned).value();
   auto without = Session::create(block_graph(), heap).value();
   for (int64_t seq : {1, 7, 33, 7}) {
-    std::map<std::string, Tensor> feeds{{"x", random_f32({2, seq, 16}, seq)}};
+    std::map<std::string, Tensor> feeds{
+        {"x", random_uniform_f32({2, seq, 16}, seq)}};
     auto a = with_plan->run(feeds).value();
     auto b = without->run(feeds).value();
     EXPECT_TRUE(a.at("y").same_as(b.at("y"))) << "seq " << seq;

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "graph/builder.h"
+#include "graph/random_tensor.h"
 #include "ops/registry.h"
 #include "runtime/backend_registry.h"
 
@@ -16,15 +16,6 @@ namespace seqrt {
 namespace {
 
 constexpr int64_t kHeads = 2, kDim = 8;
-
-Tensor random_f32(std::vector<int64_t> dims, uint32_t seed) {
-  Tensor t = Tensor::allocate(DType::kF32, std::move(dims)).value();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  float* data = t.mutable_data_as<float>();
-  for (int64_t i = 0; i < t.num_elements(); ++i) data[i] = uniform(rng);
-  return t;
-}
 
 // Tokens [begin, end) of a (1, H, T, d) tensor along T.
 Tensor tokens(const Tensor& x, int64_t begin, int64_t end) {
@@ -157,9 +148,9 @@ class StreamTest : public ::testing::TestWithParam<std::string> {
     auto session = Session::create(std::move(graph), options);
     ASSERT_TRUE(session.is_ok()) << session.status().to_string();
     const int64_t total = 21, prompt = 16;
-    Tensor q = random_f32({1, kHeads, total, kDim}, 1);
-    Tensor k = random_f32({1, kHeads, total, kDim}, 2);
-    Tensor v = random_f32({1, kHeads, total, kDim}, 3);
+    Tensor q = random_uniform_f32({1, kHeads, total, kDim}, 1);
+    Tensor k = random_uniform_f32({1, kHeads, total, kDim}, 2);
+    Tensor v = random_uniform_f32({1, kHeads, total, kDim}, 3);
 
     Stream whole(**session);
     auto all = whole.run({{"q", q}, {"k", k}, {"v", v}});
@@ -203,9 +194,9 @@ TEST_P(StreamTest, FixedCapacityCachePrefillThenStepsEqualsWhole) {
   auto session = Session::create(fixed_cache_graph(), options);
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();
   const int64_t total = 21, prompt = 16;
-  Tensor q = random_f32({1, kHeads, total, kDim}, 4);
-  Tensor k = random_f32({1, kHeads, total, kDim}, 5);
-  Tensor v = random_f32({1, kHeads, total, kDim}, 6);
+  Tensor q = random_uniform_f32({1, kHeads, total, kDim}, 4);
+  Tensor k = random_uniform_f32({1, kHeads, total, kDim}, 5);
+  Tensor v = random_uniform_f32({1, kHeads, total, kDim}, 6);
 
   Stream whole(**session);
   auto all = whole.run(cache_feeds(q, k, v, 0, total));
@@ -229,9 +220,9 @@ TEST(Stream, CpuWritesTheFixedCapacityCacheInPlace) {
   options.backend = "cpu";
   auto session = Session::create(fixed_cache_graph(), options);
   if (!session.is_ok()) GTEST_SKIP() << session.status().to_string();
-  Tensor q = random_f32({1, kHeads, 3, kDim}, 7);
-  Tensor k = random_f32({1, kHeads, 3, kDim}, 8);
-  Tensor v = random_f32({1, kHeads, 3, kDim}, 9);
+  Tensor q = random_uniform_f32({1, kHeads, 3, kDim}, 7);
+  Tensor k = random_uniform_f32({1, kHeads, 3, kDim}, 8);
+  Tensor v = random_uniform_f32({1, kHeads, 3, kDim}, 9);
   Stream stream(**session);
   ASSERT_TRUE(stream.run(cache_feeds(q, k, v, 0, 1)).is_ok());
   const void* cache = held_key_data(stream);
@@ -250,12 +241,12 @@ TEST(Stream, CpuWritesTheFixedCapacityCacheInPlace) {
 TEST(Stream, BadFeedsLeaveTheStateAlone) {
   auto session = Session::create(fixed_cache_graph());
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();
-  Tensor x = random_f32({1, kHeads, 2, kDim}, 10);
+  Tensor x = random_uniform_f32({1, kHeads, 2, kDim}, 10);
   Stream stream(**session);
   ASSERT_TRUE(stream.run(cache_feeds(x, x, x, 0, 2)).is_ok());
   auto saved = stream.snapshot();
   auto feeds = cache_feeds(x, x, x, 2, 3);
-  feeds["k"] = random_f32({1, kHeads, 1, kDim + 1}, 11);
+  feeds["k"] = random_uniform_f32({1, kHeads, 1, kDim + 1}, 11);
   auto bad = stream.run(feeds);
   ASSERT_FALSE(bad.is_ok());
   EXPECT_NE(bad.status().message().find("'k'"), std::string::npos)
@@ -281,7 +272,7 @@ TEST(Stream, RestoreRefusesUnknownNames) {
   auto session = Session::create(retention_graph());
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();
   Stream stream(**session);
-  Status status = stream.restore({{"q", random_f32({1}, 0)}});
+  Status status = stream.restore({{"q", random_uniform_f32({1}, 0)}});
   EXPECT_FALSE(status.is_ok());
   EXPECT_NE(status.message().find("'q' is not a state input"),
             std::string::npos);

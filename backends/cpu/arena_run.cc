@@ -3,6 +3,8 @@
 #include <cstring>
 #include <utility>
 
+#include "graph/planner/bind_dims.h"
+
 namespace seqrt::cpu {
 namespace {
 
@@ -28,25 +30,9 @@ int64_t bytes_of(DType dtype, const std::vector<int64_t>& dims) {
 
 }  // namespace
 
-ArenaRunner::Bindings ArenaRunner::bindings_of(
-    const std::vector<Tensor>& inputs) const {
-  Bindings bindings;
-  for (size_t i = 0; i < graph_.inputs.size() && i < inputs.size(); ++i) {
-    const Value& value = graph_.value(graph_.inputs[i]);
-    // A rank mismatch is reported by the run's input check.
-    if (!value.shape || value.shape->rank() != inputs[i].rank()) continue;
-    for (size_t d = 0; d < value.shape->rank(); ++d) {
-      const Dim& dim = (*value.shape)[d];
-      if (dim.is_symbol())
-        bindings.emplace(dim.symbol_name(), inputs[i].dim(d));
-    }
-  }
-  return bindings;
-}
-
 std::shared_ptr<const MemoryPlan> ArenaRunner::plan_for(
     const std::vector<Tensor>& inputs) const {
-  Bindings bindings = bindings_of(inputs);
+  Bindings bindings = bindings_from_inputs(graph_, inputs);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = plans_.find(bindings);

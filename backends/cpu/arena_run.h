@@ -46,7 +46,6 @@ class ArenaRunner {
 
  private:
   using Bindings = std::map<std::string, int64_t>;
-  Bindings bindings_of(const std::vector<Tensor>& inputs) const;
   // An arena of at least `bytes` that no other run holds.
   std::shared_ptr<Tensor> acquire_arena(int64_t bytes) const;
   void release_arena(std::shared_ptr<Tensor> arena) const;

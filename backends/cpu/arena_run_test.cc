@@ -7,35 +7,26 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "backends/cpu/kernel_table.h"
 #include "graph/builder.h"
+#include "graph/random_tensor.h"
 #include "ops/infer_graph.h"
 #include "ops/registry.h"
 
 namespace seqrt::cpu {
 namespace {
 
-Tensor random_f32(std::vector<int64_t> dims, uint32_t seed) {
-  Tensor t = Tensor::allocate(DType::kF32, std::move(dims)).value();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  float* data = t.mutable_data_as<float>();
-  for (int64_t i = 0; i < t.num_elements(); ++i) data[i] = uniform(rng);
-  return t;
-}
-
 // x (seq, 16) -> MatMul -> Add -> Relu -> Mul -> Softmax -> LayerNorm -> y.
 Graph mlp_graph() {
   GraphBuilder b("mlp");
   ValueId x = b.input("x", DType::kF32, Shape{Dim::symbol("seq"), 16});
-  ValueId w = b.constant("w", random_f32({16, 32}, 1));
-  ValueId bias = b.constant("bias", random_f32({32}, 2));
+  ValueId w = b.constant("w", random_uniform_f32({16, 32}, 1));
+  ValueId bias = b.constant("bias", random_uniform_f32({32}, 2));
   ValueId two = b.constant("two", Tensor::scalar(2.0f));
   ValueId h = b.add("Relu", {b.add("Add", {b.add("MatMul", {x, w}), bias})});
   ValueId s = b.add("Softmax", {b.add("Mul", {h, two})});
-  ValueId gamma = b.constant("gamma", random_f32({32}, 3));
+  ValueId gamma = b.constant("gamma", random_uniform_f32({32}, 3));
   b.output(b.add("LayerNormalization", {s, gamma}), "y");
   Graph graph = std::move(b).build().value();
   EXPECT_TRUE(infer_graph(graph).is_ok());
@@ -67,7 +58,7 @@ TEST(ArenaRunner, PlacesIntermediatesAndMatchesTheHeapRun) {
   options.kernels = &kernels;
   ArenaRunner runner(graph);
 
-  Tensor x = random_f32({24, 16}, 7);
+  Tensor x = random_uniform_f32({24, 16}, 7);
   std::vector<Tensor> heap =
       interpret_graph(graph, {x}, no_chooser, nullptr, options).value();
   std::vector<Tensor> planned = runner.run({x}, no_chooser, options).value();
@@ -83,14 +74,15 @@ TEST(ArenaRunner, PlacesIntermediatesAndMatchesTheHeapRun) {
   // by the second run (outputs never point into the arena).
   Tensor first = planned[0].clone();
   std::vector<Tensor> again =
-      runner.run({random_f32({24, 16}, 8)}, no_chooser, options).value();
+      runner.run({random_uniform_f32({24, 16}, 8)}, no_chooser, options)
+          .value();
   EXPECT_TRUE(planned[0].same_as(first));
   EXPECT_FALSE(points_into(again[0], planned[0]));
   EXPECT_EQ(runner.stats().plans_made, 1);
   EXPECT_EQ(runner.stats().arenas_made, 1);
 
   // A new binding gets its own plan.
-  Tensor longer = random_f32({40, 16}, 9);
+  Tensor longer = random_uniform_f32({40, 16}, 9);
   std::vector<Tensor> long_heap =
       interpret_graph(graph, {longer}, no_chooser, nullptr, options).value();
   std::vector<Tensor> long_planned =
@@ -124,7 +116,7 @@ TEST(ArenaRunner, AnAliasThePlanDoesNotKnowIsCopiedOut) {
   options.schedule = &schedule;
   options.kernels = &kernels;
   ArenaRunner runner(graph);
-  Tensor input = random_f32({64, 64}, 11);
+  Tensor input = random_uniform_f32({64, 64}, 11);
   std::vector<Tensor> y = runner.run({input}, no_chooser, options).value();
   EXPECT_EQ(runner.stats().copied_out, 1);
   const float* px = input.data_as<float>();

@@ -87,4 +87,19 @@ Result<std::vector<int64_t>> concrete_dims(
       bindings_to_string(bindings), remedy);
 }
 
+std::map<std::string, int64_t> bindings_from_inputs(
+    const Graph& graph, const std::vector<Tensor>& inputs) {
+  std::map<std::string, int64_t> bindings;
+  for (size_t i = 0; i < graph.inputs.size() && i < inputs.size(); ++i) {
+    const Value& value = graph.value(graph.inputs[i]);
+    if (!value.shape || value.shape->rank() != inputs[i].rank()) continue;
+    for (size_t d = 0; d < value.shape->rank(); ++d) {
+      const Dim& dim = (*value.shape)[d];
+      if (dim.is_symbol())
+        bindings.emplace(dim.symbol_name(), inputs[i].dim(d));
+    }
+  }
+  return bindings;
+}
+
 }  // namespace seqrt

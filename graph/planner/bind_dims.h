@@ -17,6 +17,12 @@ namespace seqrt {
 Result<Graph> bind_dims(const Graph& graph,
                         const std::map<std::string, int64_t>& bindings);
 
+// The sizes of the symbolic dims of `graph`'s inputs as `inputs` (in
+// graph-input order) have them; an input of another rank is skipped (the
+// run's input check reports it).
+std::map<std::string, int64_t> bindings_from_inputs(
+    const Graph& graph, const std::vector<Tensor>& inputs);
+
 // "{batch=1, seq=8}"
 std::string bindings_to_string(const std::map<std::string, int64_t>& bindings);
 

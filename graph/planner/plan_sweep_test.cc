@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "graph/passes/pass.h"
+#include "graph/planner/bind_dims.h"
 #include "graph/planner/memory_plan.h"
 #include "importers/onnx/importer.h"
 #include "importers/onnx/tensor_proto.h"
@@ -24,22 +25,6 @@ namespace seqrt {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Each symbolic dim of a graph input takes the size of the tensor fed to it.
-std::map<std::string, int64_t> bindings_from(
-    const Graph& graph, const std::vector<Tensor>& inputs) {
-  std::map<std::string, int64_t> bindings;
-  for (size_t i = 0; i < graph.inputs.size() && i < inputs.size(); ++i) {
-    const Value& value = graph.value(graph.inputs[i]);
-    if (!value.shape || value.shape->rank() != inputs[i].rank()) continue;
-    for (size_t d = 0; d < value.shape->rank(); ++d) {
-      const Dim& dim = (*value.shape)[d];
-      if (dim.is_symbol())
-        bindings.emplace(dim.symbol_name(), inputs[i].dim(d));
-    }
-  }
-  return bindings;
-}
 
 void expect_valid_plan(const std::string& label, const Graph& graph,
                        const std::map<std::string, int64_t>& bindings) {
@@ -70,7 +55,8 @@ TEST(PlanSweep, TinyMlpSample) {
   ASSERT_TRUE(graph.is_ok()) << graph.status().to_string();
   Result<Tensor> tokens = read_npy_file((dir / "tokens.npy").string());
   ASSERT_TRUE(tokens.is_ok()) << tokens.status().to_string();
-  std::map<std::string, int64_t> bindings = bindings_from(*graph, {*tokens});
+  std::map<std::string, int64_t> bindings =
+      bindings_from_inputs(*graph, {*tokens});
   expect_valid_plan("tiny_mlp", *graph, bindings);
   // The same model under a longer sequence, as a decoder would see it.
   for (auto& [name, size] : bindings) size *= 4;
@@ -111,7 +97,8 @@ void sweep_node_test(const onnx_node::NodeTest& test, SweepCounts& counts) {
     if (!tensor.is_ok()) break;
     inputs.push_back(std::move(tensor).value());
   }
-  Result<MemoryPlan> plan = plan_memory(*graph, bindings_from(*graph, inputs));
+  Result<MemoryPlan> plan =
+      plan_memory(*graph, bindings_from_inputs(*graph, inputs));
   ASSERT_TRUE(plan.is_ok()) << test.name << ": " << plan.status().to_string();
   Status valid = validate_plan(*graph, *plan);
   EXPECT_TRUE(valid.is_ok()) << test.name << ": " << valid.to_string();
@@ -121,7 +108,7 @@ void sweep_node_test(const onnx_node::NodeTest& test, SweepCounts& counts) {
   Graph optimized = *graph;
   ASSERT_TRUE(optimize_graph(optimized).is_ok()) << test.name;
   Result<MemoryPlan> replanned =
-      plan_memory(optimized, bindings_from(optimized, inputs));
+      plan_memory(optimized, bindings_from_inputs(optimized, inputs));
   ASSERT_TRUE(replanned.is_ok())
       << test.name << ": " << replanned.status().to_string();
   valid = validate_plan(optimized, *replanned);
