@@ -121,11 +121,17 @@ class GraphConverter {
       return unsupported("{}: sparse initializer '{}' is not supported",
                          where(), proto_.sparse_initializer(0).values().name());
     }
-    for (const onnx::TensorProto& init : proto_.initializer()) {
+    const bool release = ctx_.releasable_graph == &proto_;
+    for (int i = 0; i < proto_.initializer_size(); ++i) {
+      const onnx::TensorProto& init = proto_.initializer(i);
       std::string what =
           fmt::format("{}: initializer '{}'", where(), init.name());
       SEQRT_ASSIGN_OR_RETURN(Tensor tensor,
                              tensor_from_proto(init, ctx_.model_dir, what));
+      if (release) {
+        std::string().swap(
+            *ctx_.releasable_graph->mutable_initializer(i)->mutable_raw_data());
+      }
       Value value;
       value.name = init.name();
       value.dtype = tensor.dtype();

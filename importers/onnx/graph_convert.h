@@ -24,6 +24,10 @@ struct ImportContext {
   std::map<std::string, int> opsets;  // normalized domain -> opset version
   const FunctionTable* functions = nullptr;
   const OpRegistry* registry = nullptr;
+  // The main graph's proto when the importer owns it: each initializer's
+  // bytes are freed as soon as they are converted, so the weights are held
+  // once during the import rather than twice.
+  onnx::GraphProto* releasable_graph = nullptr;
   // One line per node whose op we cannot import, reported together.
   std::vector<std::string> unsupported;
 };

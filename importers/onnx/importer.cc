@@ -46,8 +46,8 @@ Status unsupported_ops_error(const ImportContext& ctx) {
                      fmt::join(ctx.unsupported, "; "));
 }
 
-Result<Graph> import_model(const onnx::ModelProto& model,
-                           const std::string& source,
+// `model` is ours to consume: its weights are freed as they are converted.
+Result<Graph> import_model(onnx::ModelProto& model, const std::string& source,
                            const std::string& model_dir) {
   if (!model.has_graph()) return invalid_model("{} has no graph", source);
   ImportContext ctx;
@@ -57,6 +57,7 @@ Result<Graph> import_model(const onnx::ModelProto& model,
   FunctionTable functions = read_functions(model);
   ctx.functions = &functions;
   ctx.registry = &OpRegistry::global();
+  ctx.releasable_graph = model.mutable_graph();
 
   SEQRT_ASSIGN_OR_RETURN(Graph graph,
                          convert_graph(model.graph(), ctx, nullptr));
@@ -81,12 +82,11 @@ std::string parent_dir(const std::string& path) {
 }  // namespace
 
 Result<Graph> import_onnx_file(const std::string& path) {
-  SEQRT_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file_bytes(path));
   onnx::ModelProto model;
   std::string source = fmt::format("model '{}'", path);
-  SEQRT_RETURN_IF_ERROR(parse_proto(bytes.data(), bytes.size(), model, source));
-  bytes.clear();
-  bytes.shrink_to_fit();
+  // Parsed from the file as a stream: the bytes are never held beside the
+  // parsed message.
+  SEQRT_RETURN_IF_ERROR(parse_proto_file(path, model, source));
   return import_model(model, source, parent_dir(path));
 }
 

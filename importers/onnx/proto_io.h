@@ -23,6 +23,12 @@ inline constexpr int kMaxProtoRecursion = 100;
 // The whole file; kNotFound / kIoError name the file.
 Result<std::vector<uint8_t>> read_file_bytes(const std::string& path);
 
+// Parses `message` from the file at `path`, read as a stream; errors as
+// read_file_bytes and parse_proto give them.
+Status parse_proto_file(const std::string& path,
+                        google::protobuf::MessageLite& message,
+                        const std::string& what);
+
 // Parses `message` from `data`; `what` ("model 'x.onnx'") names the source
 // in errors: too large, truncated or garbage bytes.
 Status parse_proto(const uint8_t* data, size_t size,
