@@ -58,10 +58,18 @@ namespace {
 // its captures every outer value it or its own bodies read).
 std::vector<int> last_uses(const Graph& graph, const std::vector<int>& order) {
   std::vector<int> last(graph.values.size(), -1);
+  // Built on the first subgraph only: bodies of Loop and Scan, which are
+  // scheduled on every iteration, seldom hold subgraphs themselves.
   std::map<std::string, ValueId> by_name;
-  for (size_t id = 0; id < graph.values.size(); ++id) {
-    by_name.emplace(graph.values[id].name, static_cast<ValueId>(id));
-  }
+  auto outer_value = [&](const std::string& name) {
+    if (by_name.empty()) {
+      for (size_t id = 0; id < graph.values.size(); ++id) {
+        by_name.emplace(graph.values[id].name, static_cast<ValueId>(id));
+      }
+    }
+    auto found = by_name.find(name);
+    return found == by_name.end() ? kNoValue : found->second;
+  };
   for (size_t pos = 0; pos < order.size(); ++pos) {
     for (ValueId id : graph.nodes[order[pos]].inputs) {
       if (id != kNoValue) last[id] = static_cast<int>(pos);
@@ -70,8 +78,8 @@ std::vector<int> last_uses(const Graph& graph, const std::vector<int>& order) {
       if (attr.type() != AttrType::kGraph) continue;
       const Graph& body = *attr.as_graph();
       for (ValueId captured : body.captures) {
-        auto outer = by_name.find(body.value(captured).name);
-        if (outer != by_name.end()) last[outer->second] = static_cast<int>(pos);
+        ValueId outer = outer_value(body.value(captured).name);
+        if (outer != kNoValue) last[outer] = static_cast<int>(pos);
       }
     }
   }
