@@ -1,7 +1,10 @@
-// seqrt inspect FILE [--graph] [--passes] [--plan [--bind NAME=SIZE ...]]: what a
-// model takes, returns and contains; the graph, its optimisation and its
-// memory plan.
+// seqrt inspect FILE [--graph] [--passes] [--plan [--bind NAME=SIZE ...]]
+// [--dot OUT]: what a model takes, returns and contains; the graph, its
+// optimisation, its memory plan and a Graphviz picture of it.
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -10,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/dot.h"
 #include "graph/printer.h"
 #include "runtime/model_loader.h"
 #include "tools/command.h"
@@ -25,6 +29,7 @@ struct InspectOptions {
   bool print_passes = false;
   bool print_plan = false;
   std::vector<std::string> bindings;  // NAME=SIZE, for --plan
+  std::string dot_path;               // --dot: where to write the DOT text
 };
 
 std::string type_text(const Value& value) {
@@ -94,6 +99,18 @@ void print_metadata(const Graph& graph) {
   }
 }
 
+Status write_dot_file(const std::string& path, const std::string& text) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) {
+    return io_error("cannot write '{}': {}", path, std::strerror(errno));
+  }
+  bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (std::fclose(file) != 0 || !written) {
+    return io_error("cannot write '{}': {}", path, std::strerror(errno));
+  }
+  return Status::ok();
+}
+
 Status run_inspect(const InspectOptions& options) {
   SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(options.model));
   fmt::print("model: {}\n", options.model);
@@ -108,6 +125,12 @@ Status run_inspect(const InspectOptions& options) {
   if (options.print_passes) SEQRT_RETURN_IF_ERROR(print_passes(graph));
   if (options.print_plan) {
     SEQRT_RETURN_IF_ERROR(print_memory_plan(graph, options.bindings));
+  }
+  if (!options.dot_path.empty()) {
+    SEQRT_RETURN_IF_ERROR(
+        write_dot_file(options.dot_path, graph_to_dot(graph)));
+    fmt::print("graph picture: {} (render: dot -Tsvg {} -o graph.svg)\n",
+               options.dot_path, options.dot_path);
   }
   return Status::ok();
 }
@@ -134,6 +157,9 @@ Command add_inspect_command(CLI::App& app) {
                   "Size of a symbolic dim for --plan, as NAME=SIZE "
                   "(repeatable)")
       ->needs(plan);
+  sub->add_option("--dot", options->dot_path,
+                  "Write the graph as Graphviz DOT to this file (render it "
+                  "with 'dot -Tsvg FILE -o graph.svg')");
   return {sub, [options] { return run_inspect(*options); }};
 }
 
