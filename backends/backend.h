@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "ops/node_profiler.h"
 
 namespace seqrt {
 
@@ -33,6 +34,9 @@ struct CompileOptions {
   // Place intermediate tensors by the graph-level memory plan (one arena
   // per run) where the backend supports it; off allocates each one.
   bool use_memory_plan = true;
+  // Time every node's kernel on each run (a little overhead per node);
+  // Executable::profile() reads the totals.
+  bool profile = false;
 };
 
 // Device memory owned by a backend; `data` is a host pointer for host
@@ -53,6 +57,9 @@ class Executable {
   // place (a state the run replaces, such as a fixed-capacity KV cache);
   // inputs the caller still holds are never written.
   virtual Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const = 0;
+  // Kernel time per node summed over every run so far, in graph order;
+  // empty unless compiled with CompileOptions::profile.
+  virtual std::vector<NodeProfile> profile() const { return {}; }
 };
 
 class Backend {

@@ -1,6 +1,7 @@
 #include "ops/interpreter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "ops/registry.h"
@@ -201,7 +202,16 @@ Result<std::vector<Tensor>> interpret_graph(
                        : options.place_output(node.outputs[i], dtype, dims);
           });
     }
-    SEQRT_RETURN_IF_ERROR(kernel(ctx));
+    if (options.profiler == nullptr) {
+      SEQRT_RETURN_IF_ERROR(kernel(ctx));
+    } else {
+      auto start = std::chrono::steady_clock::now();
+      SEQRT_RETURN_IF_ERROR(kernel(ctx));
+      options.profiler->record(
+          order[pos], std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i] == kNoValue) continue;
       SEQRT_RETURN_IF_ERROR(check_output(graph, node, i, ctx.outputs()[i]));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "ops/node_profiler.h"
 #include "ops/op_schema.h"
 
 namespace seqrt {
@@ -48,6 +49,8 @@ struct InterpretOptions {
   // Sees every node output once its kernel has run, and may replace it
   // (to copy out of the arena a view the plan does not know of).
   std::function<Status(ValueId value, Tensor& tensor)> adopt_output;
+  // Times each node's kernel into this profiler when set.
+  NodeProfiler* profiler = nullptr;
 };
 
 // Runs `graph` on `inputs` (in graph-input order) and returns its outputs.

@@ -45,6 +45,9 @@ class Session {
   const Graph& graph() const { return graph_; }
   const SessionOptions& options() const { return options_; }
   const DeviceInfo& device_info() const { return backend_->device_info(); }
+  // Kernel time per node of the compiled graph, summed over every run so
+  // far; empty unless compiled with `options.compile.profile`.
+  std::vector<NodeProfile> profile() const { return executable_->profile(); }
 
   // Runs the compiled graph. `feeds` maps graph input names to tensors;
   // returns every graph output by name. Unknown feed names and unfed

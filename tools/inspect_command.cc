@@ -17,6 +17,7 @@
 #include "graph/printer.h"
 #include "runtime/model_loader.h"
 #include "tools/command.h"
+#include "tools/human_bytes.h"
 #include "tools/inspect_passes.h"
 #include "tools/inspect_plan.h"
 
@@ -59,18 +60,6 @@ void print_op_counts(const Graph& graph) {
   for (const auto& [op, count] : sorted) fmt::print("  {:<24} {}\n", op, count);
 }
 
-std::string human_bytes(uint64_t bytes) {
-  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
-    value /= 1024;
-    ++unit;
-  }
-  return unit == 0 ? fmt::format("{} B", bytes)
-                   : fmt::format("{:.1f} {}", value, kUnits[unit]);
-}
-
 void print_parameters(const Graph& graph) {
   uint64_t elements = 0;
   uint64_t bytes = 0;
@@ -79,7 +68,8 @@ void print_parameters(const Graph& graph) {
     bytes += tensor.byte_size();
   }
   fmt::print("parameters: {} in {} constants, {} bytes ({})\n", elements,
-             graph.constants.size(), bytes, human_bytes(bytes));
+             graph.constants.size(), bytes,
+             human_bytes(static_cast<int64_t>(bytes)));
 }
 
 void print_state_pairs(const Graph& graph) {

@@ -1,7 +1,6 @@
 #include "tools/inspect_plan.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <map>
 
@@ -9,32 +8,10 @@
 
 #include "graph/passes/pass.h"
 #include "graph/planner/memory_plan.h"
+#include "tools/input_files.h"
 
 namespace seqrt {
 namespace {
-
-Result<std::map<std::string, int64_t>> parse_bindings(
-    const std::vector<std::string>& bindings) {
-  std::map<std::string, int64_t> parsed;
-  for (const std::string& binding : bindings) {
-    const size_t equals = binding.find('=');
-    int64_t size = -1;
-    const char* end = binding.data() + binding.size();
-    bool ok = equals != std::string::npos && equals > 0;
-    if (ok) {
-      auto [ptr, error] =
-          std::from_chars(binding.data() + equals + 1, end, size);
-      ok = error == std::errc() && ptr == end && size >= 0;
-    }
-    if (!ok) {
-      return invalid_argument(
-          "--bind '{}': expected NAME=SIZE with a size >= 0, e.g. seq=128",
-          binding);
-    }
-    parsed[binding.substr(0, equals)] = size;
-  }
-  return parsed;
-}
 
 std::string type_text(const ValuePlan& value) {
   if (value.bytes < 0) {

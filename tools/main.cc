@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kCommandFailed = 1;
 constexpr int kUsageError = 2;
-constexpr const char* kCommandList = "expected inspect, run or convert";
+constexpr const char* kCommandList = "expected inspect, run, convert or bench";
 
 // Scripts read the first line of stderr: keep the message on one line.
 void report_error(std::string message) {
@@ -37,7 +37,8 @@ bool is_unknown_command(const std::vector<seqrt::Command>& commands,
 
 int main(int argc, char** argv) {
   // No require_subcommand(): a missing command gets our message below.
-  CLI::App app("seqrt: inspect, run and convert sequence models", "seqrt");
+  CLI::App app("seqrt: inspect, run, convert and benchmark sequence models",
+               "seqrt");
   app.set_version_flag("--version", "seqrt " SEQRT_VERSION);
   app.footer(
       "Run 'seqrt COMMAND --help' for a command's options. Exit code 0 "
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
       seqrt::add_inspect_command(app),
       seqrt::add_run_command(app),
       seqrt::add_convert_command(app),
+      seqrt::add_bench_command(app),
   };
 
   if (argc > 1 && is_unknown_command(commands, argv[1])) {

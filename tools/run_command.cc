@@ -19,6 +19,7 @@
 #include "runtime/model_loader.h"
 #include "runtime/session.h"
 #include "tools/command.h"
+#include "tools/input_files.h"
 
 namespace seqrt {
 namespace {
@@ -49,38 +50,6 @@ double median(std::vector<double> values) {
   size_t mid = values.size() / 2;
   return values.size() % 2 == 1 ? values[mid]
                                 : (values[mid - 1] + values[mid]) / 2;
-}
-
-Result<Tensor> read_input_file(const std::string& path) {
-  std::string extension = std::filesystem::path(path).extension().string();
-  if (extension == ".npy") return read_npy_file(path);
-  if (extension == ".pb") return read_tensor_pb_file(path);
-  return invalid_argument(
-      "'{}': input files must be .npy or .pb (ONNX TensorProto)", path);
-}
-
-// --input NAME=PATH, each name once.
-Result<std::map<std::string, Tensor>> read_feeds(
-    const std::vector<std::string>& specs) {
-  std::map<std::string, Tensor> feeds;
-  for (const std::string& spec : specs) {
-    size_t equals = spec.find('=');
-    if (equals == std::string::npos || equals == 0 ||
-        equals + 1 == spec.size()) {
-      return invalid_argument("--input '{}' must have the form NAME=PATH",
-                              spec);
-    }
-    std::string name = spec.substr(0, equals);
-    if (feeds.count(name) != 0) {
-      return invalid_argument("--input '{}' is given twice", name);
-    }
-    Result<Tensor> tensor = read_input_file(spec.substr(equals + 1));
-    if (!tensor.is_ok()) {
-      return tensor.status().with_context(fmt::format("input '{}'", name));
-    }
-    feeds.emplace(name, std::move(tensor).value());
-  }
-  return feeds;
 }
 
 // DESIGN.md §8: characters outside [A-Za-z0-9_.-] become '_'.

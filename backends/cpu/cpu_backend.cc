@@ -69,6 +69,7 @@ class CpuExecutable : public Executable {
     InterpretOptions options;
     options.schedule = &schedule_;
     options.kernels = &kernels_;
+    options.profiler = profiler_.get();
     if (!use_memory_plan_) {
       return interpret_graph(graph_, std::move(inputs), choose_kernel, nullptr,
                              options);
@@ -76,11 +77,17 @@ class CpuExecutable : public Executable {
     return arena_.run(std::move(inputs), choose_kernel, std::move(options));
   }
 
+  std::vector<NodeProfile> profile() const override {
+    return profiler_ ? profiler_->report() : std::vector<NodeProfile>();
+  }
+
  private:
   CpuExecutable(Graph graph, const CompileOptions& options)
       : graph_(std::move(graph)),
         num_threads_(options.num_threads),
         use_memory_plan_(options.use_memory_plan),
+        profiler_(options.profile ? std::make_unique<NodeProfiler>(graph_)
+                                  : nullptr),
         arena_(graph_) {}
 
   Status prepare() {
@@ -106,8 +113,9 @@ class CpuExecutable : public Executable {
   int num_threads_;
   bool use_memory_plan_;
   Schedule schedule_;
-  std::vector<KernelFn> kernels_;  // by node index
-  cpu::ArenaRunner arena_;         // reads graph_, declared after it
+  std::vector<KernelFn> kernels_;           // by node index
+  std::unique_ptr<NodeProfiler> profiler_;  // when compiled to profile
+  cpu::ArenaRunner arena_;                  // reads graph_, declared after it
 };
 
 class CpuBackend : public HostMemoryBackend {

@@ -9,16 +9,35 @@
 namespace seqrt {
 namespace {
 
+const KernelChooser& reference_kernels() {
+  static const KernelChooser reference = [](const Node&,
+                                            const OpSchema& schema) {
+    return Result<KernelFn>(schema.reference);
+  };
+  return reference;
+}
+
 class ReferenceExecutable : public Executable {
  public:
-  explicit ReferenceExecutable(Graph graph) : graph_(std::move(graph)) {}
+  ReferenceExecutable(Graph graph, bool profile)
+      : graph_(std::move(graph)),
+        profiler_(profile ? std::make_unique<NodeProfiler>(graph_) : nullptr) {}
 
   Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
-    return run_reference_graph(graph_, std::move(inputs));
+    if (!profiler_) return run_reference_graph(graph_, std::move(inputs));
+    InterpretOptions options;
+    options.profiler = profiler_.get();
+    return interpret_graph(graph_, std::move(inputs), reference_kernels(),
+                           nullptr, options);
+  }
+
+  std::vector<NodeProfile> profile() const override {
+    return profiler_ ? profiler_->report() : std::vector<NodeProfile>();
   }
 
  private:
   Graph graph_;
+  std::unique_ptr<NodeProfiler> profiler_;  // when compiled to profile
 };
 
 class ReferenceBackend : public HostMemoryBackend {
@@ -41,10 +60,11 @@ class ReferenceBackend : public HostMemoryBackend {
 
   Result<std::unique_ptr<Executable>> compile(
       const Graph& graph, const CompileOptions& options) override {
-    (void)options;  // the reference backend binds every dim at run time
+    // The reference backend binds every dim at run time.
     SEQRT_RETURN_IF_ERROR(verify_graph(graph));
     SEQRT_RETURN_IF_ERROR(check_ops(graph));
-    return std::unique_ptr<Executable>(new ReferenceExecutable(graph));
+    return std::unique_ptr<Executable>(
+        new ReferenceExecutable(graph, options.profile));
   }
 
  private:
@@ -56,11 +76,7 @@ class ReferenceBackend : public HostMemoryBackend {
 Result<std::vector<Tensor>> run_reference_graph(
     const Graph& graph, std::vector<Tensor> inputs,
     const std::map<std::string, Tensor>* outer) {
-  static const KernelChooser reference = [](const Node&,
-                                            const OpSchema& schema) {
-    return Result<KernelFn>(schema.reference);
-  };
-  return interpret_graph(graph, std::move(inputs), reference, outer);
+  return interpret_graph(graph, std::move(inputs), reference_kernels(), outer);
 }
 
 std::unique_ptr<Backend> create_reference_backend() {
