@@ -9,6 +9,7 @@
 #include <string>
 
 #include "graph/graph.h"
+#include "graph/progress.h"
 #include "graph/status.h"
 
 namespace seqrt {
@@ -23,6 +24,8 @@ Result<ModelFormat> detect_model_format(const std::string& path);
 
 // Reads the model with the importer its format needs, then runs
 // infer_graph() so every value has its dtype and shape.
-Result<Graph> load_model(const std::string& path);
+// `progress` hears of each stage of a long load (an ONNX file's weights).
+Result<Graph> load_model(const std::string& path,
+                         const ProgressFn& progress = {});
 
 }  // namespace seqrt

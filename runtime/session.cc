@@ -41,15 +41,19 @@ Session::Session(Graph graph, SessionOptions options,
 Result<std::unique_ptr<Session>> Session::create(Graph graph,
                                                  SessionOptions options) {
   std::string context = fmt::format("graph '{}'", graph.name);
+  report_progress(options.progress, "checking types");
   Status status = verify_graph(graph);
   if (status.is_ok()) status = infer_graph(graph);
   if (status.is_ok() && options.optimize) {
+    report_progress(options.progress, "optimising");
     status = optimize_graph(graph).status();
   }
   if (!status.is_ok()) return status.with_context(context);
 
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
                          create_backend(options.backend));
+  report_progress(options.progress,
+                  fmt::format("compiling for {}", options.backend));
   Result<std::unique_ptr<Executable>> executable =
       backend->compile(graph, options.compile);
   if (!executable.is_ok()) {
@@ -63,7 +67,7 @@ Result<std::unique_ptr<Session>> Session::create(Graph graph,
 
 Result<std::unique_ptr<Session>> Session::load(const std::string& path,
                                                SessionOptions options) {
-  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(path));
+  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(path, options.progress));
   return create(std::move(graph), std::move(options));
 }
 

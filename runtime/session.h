@@ -18,6 +18,7 @@
 
 #include "backends/backend.h"
 #include "graph/graph.h"
+#include "graph/progress.h"
 #include "graph/status.h"
 
 namespace seqrt {
@@ -28,6 +29,8 @@ struct SessionOptions {
   // the fused ops) before compiling; off runs the graph exactly as given.
   bool optimize = true;
   CompileOptions compile;
+  // Hears of each stage of create() (types, passes, compile).
+  ProgressFn progress;
 };
 
 class Session {

@@ -19,6 +19,7 @@
 #include "tools/bench_report.h"
 #include "tools/command.h"
 #include "tools/input_files.h"
+#include "tools/progress_display.h"
 
 namespace seqrt {
 namespace {
@@ -104,18 +105,22 @@ Status run_bench(const BenchOptions& options) {
         "--runs must be in [1, {}], --warmup and --min-time >= 0", kMaxRuns);
   }
   int64_t rss_start = peak_rss_bytes();
+  ProgressDisplay progress;
   Clock::time_point start = Clock::now();
-  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(options.model));
+  SEQRT_ASSIGN_OR_RETURN(Graph graph,
+                         load_model(options.model, progress.callback()));
   double load_s = seconds_since(start);
 
   SessionOptions session_options;
   session_options.backend = options.backend;
   session_options.optimize = !options.no_optimize;
   session_options.compile.profile = options.profile;
+  session_options.progress = progress.callback();
   start = Clock::now();
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                          Session::create(std::move(graph), session_options));
   double compile_s = seconds_since(start);
+  progress.finish();
   int64_t rss_loaded = peak_rss_bytes();
 
   SEQRT_ASSIGN_OR_RETURN(auto feeds, bench_feeds(session->graph(), options));

@@ -10,6 +10,7 @@
 #include "importers/native/writer.h"
 #include "runtime/model_loader.h"
 #include "tools/command.h"
+#include "tools/progress_display.h"
 
 namespace seqrt {
 namespace {
@@ -26,14 +27,18 @@ Status convert_model(const ConvertOptions& options) {
     return unsupported("'{}': convert writes .seqrt files only",
                        options.output);
   }
-  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(options.input));
+  ProgressDisplay progress;
+  SEQRT_ASSIGN_OR_RETURN(Graph graph,
+                         load_model(options.input, progress.callback()));
   Status verified = verify_graph(graph);
   if (!verified.is_ok()) {
     return verified.with_context(fmt::format("'{}'", options.input));
   }
   // The writer renames a finished temporary file into place, so writing
   // over the input, whose constants are mapped, is safe.
+  report_progress(progress.callback(), "writing " + options.output);
   SEQRT_RETURN_IF_ERROR(write_seqrt_file(graph, options.output));
+  progress.finish();
   fmt::print("wrote {}: graph '{}', {} nodes, {} constants\n", options.output,
              graph.name, graph.nodes.size(), graph.constants.size());
   return Status::ok();

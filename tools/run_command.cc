@@ -20,6 +20,7 @@
 #include "runtime/session.h"
 #include "tools/command.h"
 #include "tools/input_files.h"
+#include "tools/progress_display.h"
 
 namespace seqrt {
 namespace {
@@ -129,17 +130,21 @@ Status run_model(const RunOptions& options) {
   if (options.write_pb && options.output_dir.empty()) {
     return invalid_argument("--pb needs --output-dir");
   }
+  ProgressDisplay progress;
   Clock::time_point start = Clock::now();
-  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(options.model));
+  SEQRT_ASSIGN_OR_RETURN(Graph graph,
+                         load_model(options.model, progress.callback()));
   double load_ms = elapsed_ms(start);
 
   SessionOptions session_options;
   session_options.backend = options.backend;
   session_options.optimize = !options.no_optimize;
+  session_options.progress = progress.callback();
   start = Clock::now();
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                          Session::create(std::move(graph), session_options));
   double compile_ms = elapsed_ms(start);
+  progress.finish();
 
   SEQRT_ASSIGN_OR_RETURN(auto feeds, read_feeds(options.inputs));
   std::map<std::string, Tensor> outputs;

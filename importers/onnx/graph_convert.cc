@@ -131,6 +131,8 @@ class GraphConverter {
       if (release) {
         std::string().swap(
             *ctx_.releasable_graph->mutable_initializer(i)->mutable_raw_data());
+        report_progress(ctx_.progress, "converting weights", i + 1,
+                        proto_.initializer_size());
       }
       Value value;
       value.name = init.name();

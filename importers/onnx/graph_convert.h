@@ -12,6 +12,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "graph/graph.h"
+#include "graph/progress.h"
 #include "graph/status.h"
 #include "importers/onnx/function_inline.h"
 #include "ops/registry.h"
@@ -30,6 +31,7 @@ struct ImportContext {
   onnx::GraphProto* releasable_graph = nullptr;
   // One line per node whose op we cannot import, reported together.
   std::vector<std::string> unsupported;
+  ProgressFn progress;  // told of each main-graph initializer converted
 };
 
 // The enclosing graph under construction, seen from a subgraph. `resolve`

@@ -48,7 +48,8 @@ Status unsupported_ops_error(const ImportContext& ctx) {
 
 // `model` is ours to consume: its weights are freed as they are converted.
 Result<Graph> import_model(onnx::ModelProto& model, const std::string& source,
-                           const std::string& model_dir) {
+                           const std::string& model_dir,
+                           const ProgressFn& progress) {
   if (!model.has_graph()) return invalid_model("{} has no graph", source);
   ImportContext ctx;
   ctx.source = source;
@@ -58,6 +59,7 @@ Result<Graph> import_model(onnx::ModelProto& model, const std::string& source,
   ctx.functions = &functions;
   ctx.registry = &OpRegistry::global();
   ctx.releasable_graph = model.mutable_graph();
+  ctx.progress = progress;
 
   SEQRT_ASSIGN_OR_RETURN(Graph graph,
                          convert_graph(model.graph(), ctx, nullptr));
@@ -65,6 +67,7 @@ Result<Graph> import_model(onnx::ModelProto& model, const std::string& source,
   for (const auto& prop : model.metadata_props()) {
     graph.metadata[prop.key()] = prop.value();
   }
+  report_progress(progress, "checking types");
   SEQRT_RETURN_IF_ERROR(verify_graph(graph).with_context(source));
   SEQRT_RETURN_IF_ERROR(infer_graph(graph).with_context(source));
   SEQRT_RETURN_IF_ERROR(detect_state_pairs(graph).with_context(source));
@@ -81,13 +84,15 @@ std::string parent_dir(const std::string& path) {
 
 }  // namespace
 
-Result<Graph> import_onnx_file(const std::string& path) {
+Result<Graph> import_onnx_file(const std::string& path,
+                               const ProgressFn& progress) {
   onnx::ModelProto model;
+  report_progress(progress, "parsing");
   std::string source = fmt::format("model '{}'", path);
   // Parsed from the file as a stream: the bytes are never held beside the
   // parsed message.
   SEQRT_RETURN_IF_ERROR(parse_proto_file(path, model, source));
-  return import_model(model, source, parent_dir(path));
+  return import_model(model, source, parent_dir(path), progress);
 }
 
 Result<Graph> import_onnx_buffer(const uint8_t* data, size_t size,
@@ -95,7 +100,7 @@ Result<Graph> import_onnx_buffer(const uint8_t* data, size_t size,
   onnx::ModelProto model;
   std::string source = "ONNX model buffer";
   SEQRT_RETURN_IF_ERROR(parse_proto(data, size, model, source));
-  return import_model(model, source, model_dir);
+  return import_model(model, source, model_dir, {});
 }
 
 }  // namespace seqrt

@@ -8,12 +8,15 @@
 #include <string>
 
 #include "graph/graph.h"
+#include "graph/progress.h"
 #include "graph/status.h"
 
 namespace seqrt {
 
 // Reads and imports `path`; external data is looked up beside it.
-Result<Graph> import_onnx_file(const std::string& path);
+// `progress` hears of each stage and of each weight converted.
+Result<Graph> import_onnx_file(const std::string& path,
+                               const ProgressFn& progress = {});
 
 // Imports a serialized ModelProto. `model_dir` is the folder external data
 // is read from; empty refuses external data.

@@ -94,6 +94,27 @@ TEST(onnx_e2e, RunConvertAndRunAgainGiveIdenticalOutputs) {
   EXPECT_EQ(read_npy(dir + "/out_onnx/m.npy").element_f64(0), 1.25);
 }
 
+// SEQRT_PROGRESS=always: a line per stage and per tenth of the weights,
+// on stderr only; by default (stderr not a terminal) nothing.
+TEST(onnx_e2e, ConvertShowsProgressOnlyWhenAsked) {
+  std::string dir = test_dir("progress");
+  std::string model = write_mlp(dir);
+  CommandResult shown =
+      run_program("/usr/bin/env", {"SEQRT_PROGRESS=always", SEQRT_CLI_PATH,
+                                   "convert", model, dir + "/mlp.seqrt"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  for (const char* stage :
+       {"[seqrt] parsing ", "[seqrt] converting weights 50% (1/2) ",
+        "[seqrt] converting weights 100% (2/2) ", "[seqrt] checking types ",
+        "[seqrt] writing "}) {
+    EXPECT_TRUE(contains(shown.err, stage)) << stage << "\n" << shown.err;
+  }
+  EXPECT_FALSE(contains(shown.out, "[seqrt]")) << shown.out;
+  CommandResult quiet = run_seqrt({"convert", model, dir + "/mlp2.seqrt"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+}
+
 TEST(onnx_e2e, InspectShowsSymbolicDims) {
   std::string model = write_mlp(test_dir("inspect"));
   CommandResult inspect = run_seqrt({"inspect", model});
