@@ -32,17 +32,41 @@ Result<std::map<std::string, Tensor>> Stream::run(
   return outputs;
 }
 
+namespace {
+
+// A restored state must fit its input: the next run would refuse it later,
+// with the Stream's state already replaced.
+Status check_state_type(const Value& input, const Tensor& tensor) {
+  bool fits = tensor.dtype() == input.dtype;
+  if (fits && input.shape) {
+    fits = input.shape->rank() == tensor.rank();
+    for (size_t d = 0; fits && d < tensor.rank(); ++d) {
+      const Dim& dim = (*input.shape)[d];
+      fits = !dim.is_fixed() || dim.value() == tensor.dim(d);
+    }
+  }
+  if (fits) return Status::ok();
+  return invalid_argument(
+      "state '{}' must be {} {}, got {} {}", input.name,
+      dtype_name(input.dtype), input.shape ? input.shape->to_string() : "(any)",
+      dtype_name(tensor.dtype()), dims_to_string(tensor.dims()));
+}
+
+}  // namespace
+
 Status Stream::restore(std::map<std::string, Tensor> state) {
   const Graph& graph = session_.graph();
   for (const auto& [name, tensor] : state) {
-    bool known = false;
+    const Value* input = nullptr;
     for (const StatePair& pair : graph.state_pairs) {
-      known = known || graph.value(pair.input).name == name;
+      if (graph.value(pair.input).name == name)
+        input = &graph.value(pair.input);
     }
-    if (!known) {
+    if (input == nullptr) {
       return invalid_argument("'{}' is not a state input of graph '{}'", name,
                               graph.name);
     }
+    SEQRT_RETURN_IF_ERROR(check_state_type(*input, tensor));
   }
   state_ = std::move(state);
   return Status::ok();

@@ -278,6 +278,26 @@ TEST(Stream, RestoreRefusesUnknownNames) {
             std::string::npos);
 }
 
+TEST(Stream, RestoreRefusesAStateOfTheWrongType) {
+  if (OpRegistry::global().find(kSeqrtDomain, "Retention") == nullptr) {
+    GTEST_SKIP() << "Retention is not registered";
+  }
+  auto session = Session::create(retention_graph());
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  Stream stream(**session);
+  Status status = stream.restore(
+      {{"past_state", random_uniform_f32({1, kHeads, kDim, kDim + 1}, 0)}});
+  EXPECT_FALSE(status.is_ok());
+  EXPECT_NE(status.message().find("state 'past_state' must be f32 ("),
+            std::string::npos)
+      << status.message();
+  EXPECT_TRUE(stream.snapshot().empty());
+  EXPECT_TRUE(stream
+                  .restore({{"past_state",
+                             random_uniform_f32({1, kHeads, kDim, kDim}, 0)}})
+                  .is_ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryBackend, StreamTest,
                          ::testing::ValuesIn(compiled_backends()));
 
