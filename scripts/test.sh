@@ -19,7 +19,9 @@ if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
   -r python/requirements-test.txt
-"$venv/bin/pip" install --quiet --disable-pip-version-check \
-  --no-build-isolation --no-deps ./python
+# The package with its C++ extension seqrt._seqrt, built in build/dev
+# (just built above) rather than in a fresh Release build of its own.
+SEQRT_BUILD_DIR="$root/build/dev" "$venv/bin/pip" install --quiet \
+  --disable-pip-version-check --no-build-isolation --no-deps ./python
 SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests

@@ -1,0 +1,261 @@
+#include "python/src/session.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "python/src/errors.h"
+#include "python/src/numpy_tensor.h"
+#include "runtime/backend_registry.h"
+#include "runtime/model_loader.h"
+
+namespace py = pybind11;
+
+namespace seqrt::python {
+namespace {
+
+// An input or output as onnxruntime describes it.
+struct NodeArg {
+  std::string name;
+  py::object shape;  // list of int / str (symbolic) / None (unknown); None
+                     // when even the rank is unknown
+  std::string type;
+};
+
+NodeArg node_arg(const Value& value) {
+  py::object shape = py::none();
+  if (value.shape) {
+    py::list dims;
+    for (const Dim& dim : value.shape->dims()) {
+      if (dim.is_fixed()) {
+        dims.append(dim.value());
+      } else if (dim.is_symbol()) {
+        dims.append(dim.symbol_name());
+      } else {
+        dims.append(py::none());
+      }
+    }
+    shape = std::move(dims);
+  }
+  return NodeArg{value.name, std::move(shape), onnx_type_string(value.dtype)};
+}
+
+std::vector<NodeArg> node_args(const Graph& graph,
+                               const std::vector<ValueId>& ids) {
+  std::vector<NodeArg> args;
+  for (ValueId id : ids) args.push_back(node_arg(graph.value(id)));
+  return args;
+}
+
+std::vector<std::string> output_names(const Graph& graph) {
+  std::vector<std::string> names;
+  for (ValueId id : graph.outputs) names.push_back(graph.value(id).name);
+  return names;
+}
+
+std::shared_ptr<Session> load_session(
+    const py::object& path, const std::string& backend, bool optimize,
+    const std::optional<std::map<std::string, int64_t>>& bind,
+    int num_threads) {
+  const std::string file =
+      py::str(py::module_::import("os").attr("fspath")(path));
+  std::vector<std::string> backends = compiled_backends();
+  if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
+    raise_status(invalid_argument("unknown backend '{}'; this build has: {}",
+                                  backend, fmt::join(backends, ", ")));
+  }
+  if (num_threads < 0) {
+    raise_status(
+        invalid_argument("num_threads must be >= 0, got {}", num_threads));
+  }
+  Result<ModelFormat> format = detect_model_format(file);
+  if (!format.is_ok() && format.status().code() == StatusCode::kNotFound) {
+    raise_model_not_found(format.status().message());
+  }
+  SessionOptions options;
+  options.backend = backend;
+  options.optimize = optimize;
+  options.compile.num_threads = num_threads;
+  if (bind) {
+    for (const auto& [symbol, size] : *bind) {
+      if (size < 0) {
+        raise_status(invalid_argument(
+            "bind: dim '{}' must be a size >= 0, got {}", symbol, size));
+      }
+    }
+    options.compile.dim_bindings = *bind;
+  }
+  std::optional<Result<std::unique_ptr<Session>>> session;
+  {
+    py::gil_scoped_release release;
+    session.emplace(Session::load(file, std::move(options)));
+  }
+  return std::shared_ptr<Session>(unwrap(std::move(*session)));
+}
+
+py::list run_session(const Session& session, const py::object& output_names,
+                     const py::object& feeds) {
+  const Graph& graph = session.graph();
+  std::vector<std::string> names =
+      select_outputs(output_names, python::output_names(graph), {}, graph.name);
+  std::map<std::string, Tensor> inputs = tensors_from_feeds(feeds);
+  std::optional<Result<std::map<std::string, Tensor>>> outputs;
+  {
+    py::gil_scoped_release release;
+    outputs.emplace(session.run(std::move(inputs)));
+  }
+  return arrays_from_outputs(unwrap(std::move(*outputs)), names);
+}
+
+py::list state_pairs(const Session& session) {
+  const Graph& graph = session.graph();
+  py::list pairs;
+  for (const StatePair& pair : graph.state_pairs) {
+    pairs.append(py::make_tuple(graph.value(pair.input).name,
+                                graph.value(pair.output).name));
+  }
+  return pairs;
+}
+
+std::string node_arg_repr(const NodeArg& arg) {
+  return fmt::format("NodeArg(name='{}', type='{}', shape={})", arg.name,
+                     arg.type, text(py::repr(arg.shape)));
+}
+
+}  // namespace
+
+std::map<std::string, Tensor> tensors_from_feeds(py::handle feeds) {
+  if (!py::hasattr(feeds, "items")) {
+    throw py::type_error(
+        fmt::format("feeds must be a dict of input name to array, got {}",
+                    text(py::type::of(feeds))));
+  }
+  std::map<std::string, Tensor> tensors;
+  for (py::handle item : feeds.attr("items")()) {
+    py::tuple pair = py::reinterpret_borrow<py::tuple>(item);
+    if (!py::isinstance<py::str>(pair[0])) {
+      throw py::type_error(fmt::format("feed names must be str, got {}",
+                                       text(py::repr(pair[0]))));
+    }
+    std::string name = pair[0].cast<std::string>();
+    tensors[name] = tensor_from_array(pair[1], fmt::format("feed '{}'", name));
+  }
+  return tensors;
+}
+
+std::vector<std::string> select_outputs(
+    py::handle requested, const std::vector<std::string>& available,
+    const std::vector<std::string>& held, const std::string& graph_name) {
+  if (requested.is_none()) return available;
+  if (py::isinstance<py::str>(requested)) {
+    throw py::type_error(
+        "output_names must be a list of names or None, not a str");
+  }
+  std::vector<std::string> names;
+  for (py::handle item : requested) {
+    if (!py::isinstance<py::str>(item)) {
+      throw py::type_error(fmt::format("output names must be str, got {}",
+                                       text(py::repr(item))));
+    }
+    std::string name = item.cast<std::string>();
+    auto known = [&](const std::vector<std::string>& list) {
+      return std::find(list.begin(), list.end(), name) != list.end();
+    };
+    if (known(held)) {
+      raise_status(invalid_argument(
+          "output '{}' of graph '{}' is state the stream keeps for its next "
+          "run; use snapshot() to save it",
+          name, graph_name));
+    }
+    if (!known(available)) {
+      raise_status(
+          invalid_argument("graph '{}' has no output '{}'; its "
+                           "outputs are: {}",
+                           graph_name, name, fmt::join(available, ", ")));
+    }
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+py::list arrays_from_outputs(std::map<std::string, Tensor> outputs,
+                             const std::vector<std::string>& names) {
+  // Handles of the picked tensors only, so a result shares its storage with
+  // nothing but a repeat of itself in `names` (then both are copied).
+  std::vector<Tensor> picked;
+  for (const std::string& name : names) {
+    auto it = outputs.find(name);
+    if (it == outputs.end()) {
+      raise_status(internal_error("the run returned no output '{}'", name));
+    }
+    picked.push_back(it->second);
+  }
+  outputs.clear();
+  py::list arrays;
+  for (size_t i = 0; i < names.size(); ++i) {
+    arrays.append(array_from_tensor(std::move(picked[i]),
+                                    fmt::format("output '{}'", names[i])));
+  }
+  return arrays;
+}
+
+void bind_session(py::module_& module) {
+  py::class_<NodeArg>(module, "NodeArg",
+                      "A graph input or output, as onnxruntime describes "
+                      "one: name, shape and type.")
+      .def_readonly("name", &NodeArg::name)
+      .def_readonly("shape", &NodeArg::shape,
+                    "Dims: int when fixed, str when symbolic ('seq'), "
+                    "None when unknown.")
+      .def_readonly("type", &NodeArg::type, "e.g. 'tensor(float)'.")
+      .def("__repr__", &node_arg_repr);
+
+  py::class_<Session, std::shared_ptr<Session>>(
+      module, "Session",
+      "A model (.onnx or .seqrt) compiled once for one backend.\n\n"
+      "    session = seqrt.Session('model.onnx', backend='cpu')\n"
+      "    y, = session.run(['y'], {'x': x})\n")
+      .def(py::init(&load_session), py::arg("path"), py::arg("backend") = "cpu",
+           py::arg("optimize") = true, py::arg("bind") = py::none(),
+           py::arg("num_threads") = 0,
+           "Loads `path` and compiles it for `backend` (see "
+           "available_backends()). optimize=False runs the graph as given, "
+           "without the fusion passes; bind maps symbolic dims to sizes "
+           "({'seq': 128}) for the compile; num_threads=0 is the backend's "
+           "default.")
+      .def("run", &run_session, py::arg("output_names"), py::arg("feeds"),
+           "Runs the model on `feeds` (input name -> array) and returns the "
+           "outputs named in `output_names` (None: all, in graph order) as a "
+           "list of arrays. Unfed state inputs start from their initial "
+           "value. Releases the GIL: several threads may run one Session.")
+      .def(
+          "get_inputs",
+          [](const Session& s) {
+            return node_args(s.graph(), s.graph().inputs);
+          },
+          "The graph's inputs (state inputs included), in order.")
+      .def(
+          "get_outputs",
+          [](const Session& s) {
+            return node_args(s.graph(), s.graph().outputs);
+          },
+          "The graph's outputs, in order.")
+      .def_property_readonly(
+          "backend", [](const Session& s) { return s.options().backend; })
+      .def_property_readonly(
+          "metadata", [](const Session& s) { return s.graph().metadata; },
+          "The model's metadata strings (a dict).")
+      .def_property_readonly("state_pairs", &state_pairs,
+                             "(state input, state output) name pairs: "
+                             "what a Stream carries from run to run.")
+      .def("__repr__", [](const Session& s) {
+        return fmt::format("seqrt.Session(graph='{}', backend='{}')",
+                           s.graph().name, s.options().backend);
+      });
+}
+
+}  // namespace seqrt::python
