@@ -120,16 +120,16 @@ Result<Tensor> Session::initial_state(
       dims.push_back(dim.value());
       continue;
     }
-    auto bound =
-        dim.is_symbol() ? symbols.find(dim.symbol_name()) : symbols.end();
-    if (bound == symbols.end()) {
+    if (!dim.is_symbol()) {
       return invalid_argument(
-          "state input '{}' of graph '{}' is not fed and its shape {} has dim "
-          "'{}' that no fed input or dim binding determines; feed it or bind "
-          "the dim",
-          value.name, graph_.name, value.shape->to_string(), dim.to_string());
+          "state input '{}' of graph '{}' is not fed and its shape {} has an "
+          "unnamed dim, so its zero state cannot be made; feed it",
+          value.name, graph_.name, value.shape->to_string());
     }
-    dims.push_back(bound->second);
+    // A symbol nothing determines is a length the state grows along (a
+    // concatenated KV cache's past length): a sequence starts empty.
+    auto bound = symbols.find(dim.symbol_name());
+    dims.push_back(bound == symbols.end() ? 0 : bound->second);
   }
   Result<Tensor> zeros = Tensor::allocate(value.dtype, dims);
   if (!zeros.is_ok()) {

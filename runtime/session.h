@@ -8,7 +8,10 @@
 //
 // State pairs (DESIGN.md §4): an unfed state input starts from the pair's
 // initial value, or zeros of the input's shape, so the first call of a
-// stateful model needs no state tensors. Feed the previous call's present_*
+// stateful model needs no state tensors. Its symbolic dims take their size
+// from the fed inputs or the dim bindings; one that neither determines is
+// a length the state grows along (a concatenated KV cache's past length)
+// and starts at 0. Feed the previous call's present_*
 // outputs to carry state across calls.
 #pragma once
 

@@ -132,24 +132,50 @@ TEST(session, UnfedStateUsesTheInitialValue) {
       Tensor::from_vector<float>({1, 2}, {101, 202})));
 }
 
-TEST(session, UnresolvableStateDimsAreErrorsUnlessBound) {
-  Graph graph = accumulator_graph({Dim::symbol("rows"), 2});
+// present = Concat(past, x) along rows: a state that grows by each run's
+// rows, as a concatenated KV cache does.
+Graph growing_graph(Shape state) {
+  GraphBuilder b("growing");
+  ValueId x = b.input("x", DType::kF32, {Dim::symbol("batch"), 2});
+  ValueId past = b.input("past", DType::kF32, std::move(state));
+  ValueId present = b.add("Concat", {past, x}, {{"axis", int64_t{0}}});
+  b.output(present, "present");
+  b.state_pair(past, present);
+  Result<Graph> graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().message();
+  return std::move(graph).value();
+}
+
+TEST(session, AStateDimNothingDeterminesStartsEmptyUnlessBound) {
+  Graph graph = growing_graph({Dim::symbol("past_rows"), 2});
   std::unique_ptr<Session> session = make_session(graph);
   ASSERT_NE(session, nullptr);
   Tensor x = Tensor::from_vector<float>({1, 2}, {1, 2});
   auto outputs = session->run({{"x", x}});
-  ASSERT_FALSE(outputs.is_ok());
-  EXPECT_NE(outputs.status().message().find("state input 'past'"),
-            std::string::npos);
-  EXPECT_NE(outputs.status().message().find("'rows'"), std::string::npos);
+  ASSERT_TRUE(outputs.is_ok()) << outputs.status().message();
+  EXPECT_EQ(outputs->at("present").dims(), (std::vector<int64_t>{1, 2}));
 
   SessionOptions options;
-  options.compile.dim_bindings["rows"] = 1;
+  options.compile.dim_bindings["past_rows"] = 3;
   std::unique_ptr<Session> bound = make_session(graph, options);
   ASSERT_NE(bound, nullptr);
   outputs = bound->run({{"x", x}});
   ASSERT_TRUE(outputs.is_ok()) << outputs.status().message();
-  EXPECT_TRUE(outputs->at("present").same_as(x));
+  EXPECT_EQ(outputs->at("present").dims(), (std::vector<int64_t>{4, 2}));
+}
+
+TEST(session, AnUnnamedStateDimIsAnError) {
+  std::unique_ptr<Session> session =
+      make_session(growing_graph({Dim::unknown(), 2}));
+  ASSERT_NE(session, nullptr);
+  auto outputs =
+      session->run({{"x", Tensor::from_vector<float>({1, 2}, {1, 2})}});
+  ASSERT_FALSE(outputs.is_ok());
+  EXPECT_NE(outputs.status().message().find(
+                "state input 'past' of graph 'growing' is not fed and its "
+                "shape (?,2) has an unnamed dim"),
+            std::string::npos)
+      << outputs.status().message();
 }
 
 TEST(session, UnknownBackendIsAnErrorListingTheCompiledOnes) {

@@ -63,14 +63,34 @@ std::vector<Tensor> in_graph_order(const Graph& graph,
   return inputs;
 }
 
-// Files first; every other input that is not a state input is generated.
+// A state input is generated only when --bind sizes its growing dims (a
+// KV cache's past length, to time a decode step over a filled cache);
+// otherwise it starts from its initial value.
+bool state_sized_by(const Value& value,
+                    const std::map<std::string, int64_t>& bindings) {
+  if (!value.shape) return false;
+  bool symbolic = false;
+  for (const Dim& dim : value.shape->dims()) {
+    if (dim.is_unknown()) return false;
+    if (!dim.is_symbol()) continue;
+    symbolic = true;
+    if (bindings.count(dim.symbol_name()) == 0) return false;
+  }
+  return symbolic;
+}
+
+// Files first; every other input is generated, but for state inputs that
+// --bind does not size.
 Result<std::map<std::string, Tensor>> bench_feeds(const Graph& graph,
                                                   const BenchOptions& options) {
   SEQRT_ASSIGN_OR_RETURN(auto feeds, read_feeds(options.inputs));
   SEQRT_ASSIGN_OR_RETURN(auto bindings, parse_bindings(options.bindings));
   for (ValueId id : graph.inputs) {
     const Value& value = graph.value(id);
-    if (feeds.count(value.name) != 0 || is_state_input(graph, id)) continue;
+    if (feeds.count(value.name) != 0) continue;
+    if (is_state_input(graph, id) && !state_sized_by(value, bindings)) {
+      continue;
+    }
     SEQRT_ASSIGN_OR_RETURN(Tensor tensor,
                            generated_input(value, bindings, kInputSeed + id));
     feeds.emplace(value.name, std::move(tensor));
@@ -181,7 +201,8 @@ Command add_bench_command(CLI::App& app) {
                   "An input from a file, as NAME=PATH (.npy or .pb); inputs "
                   "not given are generated (floats uniform in [-1, 1), "
                   "integers 0, booleans false; state inputs start from "
-                  "their initial value)");
+                  "their initial value unless --bind sizes their symbolic "
+                  "dims)");
   sub->add_option("--bind", options->bindings,
                   "Size of a symbolic dim of the generated inputs, as "
                   "NAME=SIZE (repeatable), e.g. --bind seq=128");

@@ -13,7 +13,8 @@ namespace {
 
 constexpr int kCommandFailed = 1;
 constexpr int kUsageError = 2;
-constexpr const char* kCommandList = "expected inspect, run, convert or bench";
+constexpr const char* kCommandList =
+    "expected inspect, run, convert, bench or generate";
 
 // Scripts read the first line of stderr: keep the message on one line.
 void report_error(std::string message) {
@@ -37,17 +38,18 @@ bool is_unknown_command(const std::vector<seqrt::Command>& commands,
 
 int main(int argc, char** argv) {
   // No require_subcommand(): a missing command gets our message below.
-  CLI::App app("seqrt: inspect, run, convert and benchmark sequence models",
-               "seqrt");
+  CLI::App app(
+      "seqrt: inspect, run, convert, benchmark and generate with sequence "
+      "models",
+      "seqrt");
   app.set_version_flag("--version", "seqrt " SEQRT_VERSION);
   app.footer(
       "Run 'seqrt COMMAND --help' for a command's options. Exit code 0 "
       "on success, 1 when a command fails, 2 on a bad command line.\n");
   std::vector<seqrt::Command> commands = {
-      seqrt::add_inspect_command(app),
-      seqrt::add_run_command(app),
-      seqrt::add_convert_command(app),
-      seqrt::add_bench_command(app),
+      seqrt::add_inspect_command(app),  seqrt::add_run_command(app),
+      seqrt::add_convert_command(app),  seqrt::add_bench_command(app),
+      seqrt::add_generate_command(app),
   };
 
   if (argc > 1 && is_unknown_command(commands, argv[1])) {

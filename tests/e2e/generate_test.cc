@@ -1,0 +1,167 @@
+// `seqrt generate` on the committed demo model (samples/demo/austen.seqrt):
+// seeded sampling repeats, greedy decoding agrees across backends, the
+// speeds are printed, bad models and prompts get one-line errors; and the
+// model's Stream (prefill, then steps) equals one run over the whole text.
+#include <cmath>
+#include <map>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "runtime/model_loader.h"
+#include "runtime/session.h"
+#include "runtime/stream.h"
+#include "tests/e2e/cli_runner.h"
+
+namespace seqrt::e2e {
+namespace {
+
+constexpr const char* kPrompt = "Emma was ";
+constexpr const char* kStatsMarker = "\n\nprompt: ";
+
+std::string demo_model() { return SEQRT_DEMO_MODEL; }
+
+CommandResult generate(const std::vector<std::string>& options) {
+  std::vector<std::string> args = {"generate", demo_model(), "--prompt",
+                                   kPrompt};
+  args.insert(args.end(), options.begin(), options.end());
+  return run_seqrt(args);
+}
+
+// The streamed text: stdout before the speeds.
+std::string text_of(const CommandResult& result) {
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  size_t stats = result.out.rfind(kStatsMarker);
+  EXPECT_NE(stats, std::string::npos) << result.out;
+  return result.out.substr(0, stats);
+}
+
+void expect_error(const CommandResult& result, const std::string& part) {
+  SCOPED_TRACE(part);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(result.err.rfind("seqrt: error: ", 0), 0u) << result.err;
+  EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << result.err;
+  EXPECT_NE(result.err.find(part), std::string::npos) << result.err;
+}
+
+TEST(generate, SeededSamplingRepeatsAndStartsWithThePrompt) {
+  std::vector<std::string> options = {"--backend", "cpu",          "--seed",
+                                      "7",         "--max-tokens", "40"};
+  std::string first = text_of(generate(options));
+  std::string second = text_of(generate(options));
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(first.rfind(kPrompt, 0), 0u) << first;
+  // The vocabulary is ASCII: one byte per generated character.
+  EXPECT_EQ(first.size(), std::string(kPrompt).size() + 40) << first;
+  std::string other = text_of(
+      generate({"--backend", "cpu", "--seed", "8", "--max-tokens", "40"}));
+  EXPECT_NE(first, other);
+}
+
+TEST(generate, GreedyDecodingOnCpuEqualsReference) {
+  std::vector<std::string> greedy = {"--temperature", "0", "--max-tokens",
+                                     "20"};
+  std::vector<std::string> cpu = greedy, reference = greedy;
+  cpu.insert(cpu.end(), {"--backend", "cpu"});
+  reference.insert(reference.end(), {"--backend", "reference"});
+  EXPECT_EQ(text_of(generate(cpu)), text_of(generate(reference)));
+}
+
+TEST(generate, TopKOfOneIsGreedy) {
+  std::string greedy = text_of(generate(
+      {"--backend", "cpu", "--temperature", "0", "--max-tokens", "20"}));
+  std::string top1 =
+      text_of(generate({"--backend", "cpu", "--temperature", "1.5", "--top-k",
+                        "1", "--seed", "5", "--max-tokens", "20"}));
+  EXPECT_EQ(greedy, top1);
+}
+
+TEST(generate, PrintsPromptAndDecodeSpeeds) {
+  CommandResult result = generate({"--backend", "cpu", "--max-tokens", "12"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(result.err.empty()) << result.err;
+  // 9 prompt characters in one run; 12 generated: the first from the
+  // prefill, 11 decode runs.
+  std::regex speeds(
+      "\n\nprompt: 9 tokens in [0-9.]+ ms, [0-9.]+ tokens/s\n"
+      "decode: 11 tokens in [0-9.]+ ms, [0-9.]+ tokens/s \\(backend "
+      "'cpu'\\)\n$");
+  EXPECT_TRUE(std::regex_search(result.out, speeds)) << result.out;
+}
+
+TEST(generate, ModelWithoutVocabularyIsAnError) {
+  std::string model = sample_dir() + "/tiny_mlp.seqrt";
+  expect_error(run_seqrt({"generate", model, "--prompt", "a"}),
+               "model '" + model + "' has no tokenizer");
+}
+
+TEST(generate, PromptCharacterOutsideVocabularyIsAnError) {
+  expect_error(run_seqrt({"generate", demo_model(), "--prompt", "Emma@"}),
+               "character '@' (number 5 of the prompt) is not in the model's "
+               "vocabulary");
+  expect_error(run_seqrt({"generate", demo_model(), "--prompt", "caf\xc3\xa9"}),
+               "character U+00E9");
+}
+
+TEST(generate, BadOptionsAreErrors) {
+  expect_error(generate({"--backend", "no-such-backend"}),
+               "no backend 'no-such-backend' in this build; available: "
+               "reference");
+  CommandResult zero = generate({"--max-tokens", "0"});
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
+  CommandResult cold = generate({"--temperature", "-1"});
+  EXPECT_EQ(cold.exit_code, 2) << cold.err;
+}
+
+// The feeds of a run on `ids`; the states start from zeros, the KV cache
+// (whose past length no input determines) empty.
+std::map<std::string, Tensor> first_feeds(const std::vector<int64_t>& ids) {
+  return {{"tokens", Tensor::from_vector<int64_t>(
+                         {1, static_cast<int64_t>(ids.size())}, ids)}};
+}
+
+TEST(generate, StreamPrefillAndStepsEqualTheWholeSequence) {
+  Result<Graph> graph = load_model(demo_model());
+  ASSERT_TRUE(graph.is_ok()) << graph.status().message();
+  SessionOptions options;
+  options.backend = "cpu";
+  Result<std::unique_ptr<Session>> session =
+      Session::create(std::move(*graph), options);
+  ASSERT_TRUE(session.is_ok()) << session.status().message();
+
+  // Any ids below the vocabulary size (80) make the comparison.
+  std::vector<int64_t> ids = {37, 58, 58, 66, 1, 76, 54, 72, 1, 54, 1, 73};
+  auto whole = (*session)->run(first_feeds(ids));
+  ASSERT_TRUE(whole.is_ok()) << whole.status().message();
+  const Tensor& expected = whole->at("logits");
+  int64_t vocab = expected.dim(2);
+
+  Stream stream(**session);
+  std::vector<int64_t> prompt(ids.begin(), ids.begin() + 5);
+  auto out = stream.run(first_feeds(prompt));
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  std::vector<Tensor> rows = {out->at("logits")};
+  for (size_t t = prompt.size(); t < ids.size(); ++t) {
+    out = stream.run(
+        {{"tokens", Tensor::from_vector<int64_t>({1, 1}, {ids[t]})}});
+    ASSERT_TRUE(out.is_ok()) << out.status().message();
+    rows.push_back(out->at("logits"));
+  }
+  int64_t position = 0;
+  for (const Tensor& part : rows) {
+    for (int64_t i = 0; i < part.num_elements(); ++i) {
+      float got = part.data_as<float>()[i];
+      float want = expected.data_as<float>()[position * vocab + i];
+      ASSERT_NEAR(got, want, 1e-4 + 1e-4 * std::fabs(want))
+          << "position " << position + i / vocab << ", token " << i % vocab;
+    }
+    position += part.dim(1);
+  }
+  EXPECT_EQ(position, static_cast<int64_t>(ids.size()));
+}
+
+}  // namespace
+}  // namespace seqrt::e2e
