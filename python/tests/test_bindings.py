@@ -252,11 +252,11 @@ def gpt_model(tmp_path_factory):
     return path
 
 
-def test_one_session_from_four_threads(backend, gpt_model):
-    # Not MambaBlock: on cpu its oneDNN depthwise Conv crashes when run from
-    # several threads at once (a cached primitive's library-managed
-    # scratchpad is shared; reported to the CPU backend's owner).
-    session = seqrt.Session(gpt_model, backend=backend)
+@pytest.mark.parametrize("model", ["gpt_model", "mamba_model"])
+def test_one_session_from_four_threads(backend, model, request):
+    # MambaBlock's depthwise Conv runs a cached oneDNN primitive: each
+    # thread brings its own scratch memory to it.
+    session = seqrt.Session(request.getfixturevalue(model), backend=backend)
     # Half the feeds are read in place: their arrays are released by the
     # runtime's threads, which must take the GIL to do it.
     inputs = [{"x": rand(2, 12, DIM, seed=10 + i)} for i in range(8)]

@@ -3,9 +3,13 @@
 // threads), the input patches become a matrix [C/group · kernel, output
 // positions] and W's group block multiplies it, through oneDNN's sgemm for
 // f32/f16/bf16 (converted at the edges) and a vectorised row-times-matrix
-// loop in double for f64. Output dims and every shape error come from the
-// op's inference.
+// loop in double for f64. f32 1-D and 2-D convolutions go to oneDNN's
+// convolution primitive where the measurement chose it
+// (../onednn/selection.h), constant weights reordered once by prepare. Output
+// dims and every shape error come from the op's inference.
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -14,7 +18,12 @@
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/float_support.h"
 #include "backends/cpu/kernels/inferred_dims.h"
+#include "backends/cpu/onednn/conv.h"
+#include "backends/cpu/onednn/engine.h"
+#include "backends/cpu/onednn/packed_weights.h"
+#include "backends/cpu/onednn/selection.h"
 #include "backends/cpu/simd/gemm.h"
+#include "ops/registry.h"
 #include "ops/util.h"
 
 namespace seqrt::cpu {
@@ -29,7 +38,7 @@ struct ConvGeometry {
   int64_t positions = 1;    // product of out
 };
 
-std::vector<int64_t> ints_or(const KernelContext& ctx, const char* name,
+std::vector<int64_t> ints_or(const OpContext& ctx, const char* name,
                              size_t count, int64_t fallback) {
   if (!ctx.has_attr(name)) return std::vector<int64_t>(count, fallback);
   return ctx.attr_ints(name);
@@ -37,13 +46,15 @@ std::vector<int64_t> ints_or(const KernelContext& ctx, const char* name,
 
 // The geometry the reference uses, with the pads auto_pad implies (the
 // output dims are inference's, which has checked every attribute).
-ConvGeometry conv_geometry(const KernelContext& ctx, const Tensor& x,
-                           const Tensor& w, const std::vector<int64_t>& dims) {
+ConvGeometry conv_geometry(const OpContext& ctx,
+                           const std::vector<int64_t>& x_dims,
+                           const std::vector<int64_t>& w_dims,
+                           const std::vector<int64_t>& dims) {
   ConvGeometry g;
-  const size_t n = x.rank() - 2;
-  g.in.assign(x.dims().begin() + 2, x.dims().end());
+  const size_t n = x_dims.size() - 2;
+  g.in.assign(x_dims.begin() + 2, x_dims.end());
   g.out.assign(dims.begin() + 2, dims.end());
-  g.kernel.assign(w.dims().begin() + 2, w.dims().end());
+  g.kernel.assign(w_dims.begin() + 2, w_dims.end());
   g.strides = ints_or(ctx, "strides", n, 1);
   g.dilations = ints_or(ctx, "dilations", n, 1);
   std::vector<int64_t> pads = ints_or(ctx, "pads", 2 * n, 0);
@@ -157,12 +168,86 @@ void conv_typed(const ConvGeometry& g, const T* x, const T* w, const T* bias,
   });
 }
 
-Status run_conv(KernelContext& ctx) {
+// The oneDNN problem of a 1-D or 2-D convolution of `g`; nullopt for one
+// oneDNN cannot express (other ranks, a pad that would have to be
+// negative at the end).
+std::optional<onednn::ConvProblem> conv_problem(
+    const ConvGeometry& g, const std::vector<int64_t>& x_dims,
+    const std::vector<int64_t>& w_dims, const std::vector<int64_t>& dims,
+    bool bias, bool packed) {
+  if (x_dims.size() != 3 && x_dims.size() != 4) return std::nullopt;
+  onednn::ConvProblem p;
+  p.src_dims = x_dims;
+  p.weights_dims = w_dims;
+  p.dst_dims = dims;
+  p.group = g.group;
+  p.strides = g.strides;
+  p.dilations = g.dilations;
+  p.pad_begin = g.pad_begin;
+  p.bias = bias;
+  p.packed_weights = packed;
+  for (size_t i = 0; i < g.in.size(); ++i) {
+    // The end pad that makes oneDNN's output size exactly inference's.
+    int64_t extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
+    int64_t end =
+        (g.out[i] - 1) * g.strides[i] + extent - g.in[i] - g.pad_begin[i];
+    if (end < 0 || g.pad_begin[i] < 0) return std::nullopt;
+    p.pad_end.push_back(end);
+  }
+  for (int64_t d : x_dims) {
+    if (d == 0) return std::nullopt;
+  }
+  return p;
+}
+
+// An f32 convolution on oneDNN's primitive, when the measurement chose it;
+// `packed` holds constant weights reordered by prepare_conv (null: W is
+// read as it is). False: the own kernel runs the node.
+Result<bool> run_onednn_conv(KernelContext& ctx, const ConvGeometry& g,
+                             const std::vector<int64_t>& dims,
+                             onednn::PackedWeights* packed) {
+  const Tensor& x = *ctx.input(0);
+  const Tensor& w = *ctx.input(1);
+  const Tensor* b = ctx.input(2);
+  if (x.dtype() != DType::kF32 || w.dtype() != DType::kF32 ||
+      (b && b->dtype() != DType::kF32)) {
+    return false;
+  }
+  std::optional<onednn::ConvProblem> problem = conv_problem(
+      g, x.dims(), w.dims(), dims, b != nullptr, packed != nullptr);
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (!problem || !onednn::use_onednn(onednn::OpClass::kConv, count)) {
+    return false;
+  }
+  const std::string& label = ctx.node().label();
+  SEQRT_ASSIGN_OR_RETURN(auto primitive,
+                         onednn::conv_primitive(*problem, label));
+  if (!primitive->available()) return false;
+  dnnl::memory weights;
+  if (packed != nullptr) {
+    SEQRT_ASSIGN_OR_RETURN(weights,
+                           packed->in_layout(primitive->weights, label));
+  } else {
+    SEQRT_RETURN_IF_ERROR(onednn::guarded(label, "wrap the weights", [&] {
+      weights = onednn::wrap(primitive->weights, w.data_as<float>());
+    }));
+  }
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, x.dtype(), dims));
+  SEQRT_RETURN_IF_ERROR(onednn::execute_conv(
+      *primitive, label, x.data_as<float>(), weights,
+      b ? b->data_as<float>() : nullptr, y.mutable_data_as<float>()));
+  return true;
+}
+
+Status run_conv_with(KernelContext& ctx, onednn::PackedWeights* packed) {
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, inferred_dims(ctx));
   const Tensor& x = *ctx.input(0);
   const Tensor& w = *ctx.input(1);
   const Tensor* b = ctx.input(2);
-  const ConvGeometry g = conv_geometry(ctx, x, w, dims);
+  const ConvGeometry g = conv_geometry(ctx, x.dims(), w.dims(), dims);
+  SEQRT_ASSIGN_OR_RETURN(bool ran, run_onednn_conv(ctx, g, dims, packed));
+  if (ran) return Status::ok();
   const int64_t batch = x.dim(0), channels = x.dim(1), outputs = w.dim(0);
   if (x.dtype() == DType::kF64) {
     SEQRT_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), dims));
@@ -190,10 +275,76 @@ Status run_conv(KernelContext& ctx) {
   return set_output_as(ctx, 0, y, x.dtype());
 }
 
+Status run_conv(KernelContext& ctx) { return run_conv_with(ctx, nullptr); }
+
+// Fixed dims of `value`, or nullopt when its shape is unknown or symbolic.
+std::optional<std::vector<int64_t>> fixed_dims(const Graph& graph,
+                                               ValueId value) {
+  const std::optional<Shape>& shape = graph.value(value).shape;
+  if (!shape) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < shape->rank(); ++i) {
+    if (!(*shape)[i].is_fixed()) return std::nullopt;
+    dims.push_back((*shape)[i].value());
+  }
+  return dims;
+}
+
+// A constant f32 W of a 1-D or 2-D Conv: reordered here, once, into the
+// layout the primitive for the graph's shapes asks for (when the shapes
+// are symbolic, by the first run, once per layout). Other nodes keep
+// run_conv.
+Result<KernelFn> prepare_conv(const Graph& graph, const Node& node) {
+  const Tensor* w = graph.constant(node.inputs[1]);
+  if (w == nullptr || w->dtype() != DType::kF32 ||
+      (w->rank() != 3 && w->rank() != 4) || w->num_elements() == 0) {
+    return KernelFn(run_conv);
+  }
+  const OpSchema* schema = OpRegistry::global().find(node.domain, node.op);
+  if (schema == nullptr) return KernelFn(run_conv);
+  OpContext octx(node, *schema);
+  onednn::ConvProblem shape_free;
+  shape_free.weights_dims = w->dims();
+  shape_free.group = octx.attr_int("group");
+  if (shape_free.group <= 0 || w->dim(0) % shape_free.group != 0) {
+    return KernelFn(run_conv);  // inference reports it at run time
+  }
+  std::shared_ptr<onednn::PackedWeights> packed;
+  SEQRT_RETURN_IF_ERROR(
+      onednn::guarded(node.label(), "describe the weights", [&] {
+        packed = std::make_shared<onednn::PackedWeights>(
+            *w, onednn::f32_desc(onednn::conv_weights_dims(shape_free)));
+      }));
+  std::optional<std::vector<int64_t>> x_dims =
+      fixed_dims(graph, node.inputs[0]);
+  std::optional<std::vector<int64_t>> y_dims =
+      fixed_dims(graph, node.outputs[0]);
+  int64_t count = 1;
+  for (int64_t d : y_dims.value_or(std::vector<int64_t>{})) count *= d;
+  if (x_dims && y_dims && x_dims->size() == w->rank() &&
+      onednn::use_onednn(onednn::OpClass::kConv, count)) {
+    ConvGeometry g = conv_geometry(octx, *x_dims, w->dims(), *y_dims);
+    std::optional<onednn::ConvProblem> problem = conv_problem(
+        g, *x_dims, w->dims(), *y_dims,
+        node.inputs.size() > 2 && node.inputs[2] != kNoValue, true);
+    if (problem) {
+      SEQRT_ASSIGN_OR_RETURN(auto primitive,
+                             onednn::conv_primitive(*problem, node.label()));
+      if (primitive->available()) {
+        SEQRT_RETURN_IF_ERROR(
+            packed->in_layout(primitive->weights, node.label()).status());
+      }
+    }
+  }
+  return KernelFn([packed](KernelContext& ctx) {
+    return run_conv_with(ctx, packed.get());
+  });
+}
+
 }  // namespace
 
 void register_conv_kernels(KernelTable& table) {
-  table.add(CpuKernel{kOnnxDomain, "Conv", run_conv, nullptr});
+  table.add(CpuKernel{kOnnxDomain, "Conv", run_conv, nullptr, prepare_conv});
 }
 
 }  // namespace seqrt::cpu

@@ -5,7 +5,8 @@
 // with memcpy of the contiguous runs; Concat and Gather copy blocks.
 // Output dims (and every shape error) come from the op's own inference run on
 // the concrete input shapes and values, so they cannot drift from the
-// reference.
+// reference. f32 Transpose and Concat go to oneDNN's reorder and concat
+// primitives where the measurement chose them (../onednn/selection.h).
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -14,6 +15,9 @@
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/float_support.h"
 #include "backends/cpu/kernels/inferred_dims.h"
+#include "backends/cpu/onednn/concat.h"
+#include "backends/cpu/onednn/reorder.h"
+#include "backends/cpu/onednn/selection.h"
 #include "ops/op_schema.h"
 #include "ops/shape/shape_util.h"
 #include "ops/util.h"
@@ -102,6 +106,22 @@ Status run_transpose(KernelContext& ctx) {
   std::vector<int64_t> in_strides = strides_of(in.dims());
   std::vector<int64_t> strides;
   for (int64_t p : perm) strides.push_back(in_strides[p]);
+  // With the last axis in place the own copy moves contiguous runs; moved,
+  // it copies element by element, where oneDNN's reorder is far faster.
+  const onednn::OpClass op_class =
+      !perm.empty() && perm.back() == static_cast<int64_t>(in.rank()) - 1
+          ? onednn::OpClass::kTransposeKeepingLastAxis
+          : onednn::OpClass::kTranspose;
+  if (in.dtype() == DType::kF32 &&
+      onednn::use_onednn(op_class, in.num_elements())) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor * out,
+                           ctx.allocate_output(0, in.dtype(), dims));
+    SEQRT_ASSIGN_OR_RETURN(
+        bool ran, onednn::strided_copy(ctx.node().label(), dims, strides,
+                                       in.data_as<float>(),
+                                       out->mutable_data_as<float>()));
+    if (ran) return Status::ok();
+  }
   return run_strided(ctx, dims, strides);
 }
 
@@ -110,12 +130,35 @@ Status run_expand(KernelContext& ctx) {
   return run_strided(ctx, dims, broadcast_strides(ctx.input(0)->dims(), dims));
 }
 
+// Concat of f32 inputs on oneDNN's concat primitive when the measurement
+// chose it. False: the own copy loop runs the node.
+Result<bool> run_onednn_concat(KernelContext& ctx,
+                               const std::vector<int64_t>& dims, int64_t axis) {
+  std::vector<std::vector<int64_t>> in_dims;
+  std::vector<const float*> srcs;
+  for (size_t k = 0; k < ctx.num_inputs(); ++k) {
+    const Tensor& in = *ctx.input(k);
+    if (in.dtype() != DType::kF32) return false;
+    in_dims.push_back(in.dims());
+    srcs.push_back(in.data_as<float>());
+  }
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (!onednn::use_onednn(onednn::OpClass::kConcat, count)) return false;
+  SEQRT_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocate_output(0, DType::kF32, dims));
+  return onednn::concat(ctx.node().label(), in_dims, srcs, axis,
+                        out->mutable_data_as<float>());
+}
+
 Status run_concat(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, inferred_dims(ctx));
   const Tensor& first = *ctx.input(0);
   SEQRT_ASSIGN_OR_RETURN(int64_t axis,
                          normalize_axis(ctx, ctx.attr_int("axis"),
                                         static_cast<int64_t>(first.rank())));
+  SEQRT_ASSIGN_OR_RETURN(bool ran, run_onednn_concat(ctx, dims, axis));
+  if (ran) return Status::ok();
   SEQRT_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocate_output(0, first.dtype(), dims));
   const size_t element = dtype_size(first.dtype());

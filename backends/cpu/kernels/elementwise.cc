@@ -3,9 +3,14 @@
 // math and activations. For f32 the work is vectorised runs over the
 // innermost coalesced dimension (same-shape, scalar and row broadcasts are
 // one or few runs), spread over threads; f16/bf16 are converted at the
-// edges. f64 and integer inputs go to elementwise_typed.cc.
+// edges. f64 and integer inputs go to elementwise_typed.cc. f32 unary ops
+// and two-input Add/Sub/Mul/Div go to oneDNN's eltwise and binary
+// primitives where the measurement chose them (../onednn/selection.h);
+// Max and Min stay here: oneDNN does not propagate NaN as the reference.
 #include <cmath>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/float_io.h"
@@ -13,6 +18,9 @@
 #include "backends/cpu/kernels/elementwise_simd.h"
 #include "backends/cpu/kernels/elementwise_typed.h"
 #include "backends/cpu/kernels/float_support.h"
+#include "backends/cpu/onednn/binary.h"
+#include "backends/cpu/onednn/eltwise.h"
+#include "backends/cpu/onednn/selection.h"
 #include "ops/util.h"
 
 namespace seqrt::cpu {
@@ -116,6 +124,68 @@ Result<Tensor> apply_binary(KernelContext& ctx, BinaryKind kind,
   return out;
 }
 
+std::optional<onednn::Binary> onednn_binary_of(BinaryKind kind) {
+  switch (kind) {
+    case BinaryKind::kAdd:
+      return onednn::Binary::kAdd;
+    case BinaryKind::kSub:
+      return onednn::Binary::kSub;
+    case BinaryKind::kMul:
+      return onednn::Binary::kMul;
+    case BinaryKind::kDiv:
+      return onednn::Binary::kDiv;
+    case BinaryKind::kMax:
+    case BinaryKind::kMin:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::vector<int64_t> aligned_dims(const Tensor& t, size_t rank) {
+  std::vector<int64_t> dims(rank - t.rank(), 1);
+  dims.insert(dims.end(), t.dims().begin(), t.dims().end());
+  return dims;
+}
+
+// Two f32 inputs on oneDNN's binary primitive, when the measurement chose
+// it and the shapes are of the form oneDNN broadcasts: the first operand
+// (or the second, for Add and Mul) has the output's shape. False: the own
+// kernel runs the node.
+Result<bool> run_onednn_binary(KernelContext& ctx, BinaryKind kind) {
+  std::optional<onednn::Binary> op = onednn_binary_of(kind);
+  const Tensor* a = ctx.input(0);
+  const Tensor* b = ctx.input(1);
+  if (!op || a->dtype() != DType::kF32 || b->dtype() != DType::kF32) {
+    return false;
+  }
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                         broadcast_dims(ctx, a->dims(), b->dims()));
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (dims.empty() || count == 0 ||
+      !onednn::use_onednn(onednn::OpClass::kBinary, count)) {
+    return false;
+  }
+  std::vector<int64_t> a_dims = aligned_dims(*a, dims.size());
+  std::vector<int64_t> b_dims = aligned_dims(*b, dims.size());
+  const bool commutative = kind == BinaryKind::kAdd || kind == BinaryKind::kMul;
+  if (a_dims != dims) {
+    if (!commutative || b_dims != dims) return false;
+    std::swap(a, b);
+    std::swap(a_dims, b_dims);
+  }
+  SEQRT_ASSIGN_OR_RETURN(Tensor out, f32_output(ctx, 0, DType::kF32, dims));
+  float* po = out.mutable_data_as<float>();
+  // oneDNN may write dst over the first operand only.
+  if (po == b->data_as<float>() && po != a->data_as<float>()) {
+    if (!commutative) return false;
+    std::swap(a, b);
+    std::swap(a_dims, b_dims);
+  }
+  return onednn::binary(ctx.node().label(), *op, a_dims, a->data_as<float>(),
+                        b_dims, b->data_as<float>(), po);
+}
+
 Status check_same_float_dtypes(const KernelContext& ctx) {
   SEQRT_RETURN_IF_ERROR(require_same_float_inputs(ctx));
   if (ctx.num_inputs() == 0) return ctx.error("needs at least one input");
@@ -130,6 +200,10 @@ Status run_binary(KernelContext& ctx, BinaryKind kind) {
   }
   SEQRT_RETURN_IF_ERROR(check_same_float_dtypes(ctx));
   DType dtype = ctx.input(0)->dtype();
+  if (ctx.num_inputs() == 2) {
+    SEQRT_ASSIGN_OR_RETURN(bool ran, run_onednn_binary(ctx, kind));
+    if (ran) return Status::ok();
+  }
   SEQRT_ASSIGN_OR_RETURN(Tensor acc, load_f32(*ctx.input(0)));
   if (ctx.num_inputs() == 1) acc = acc.clone();
   for (size_t i = 1; i < ctx.num_inputs(); ++i) {
@@ -176,6 +250,38 @@ Status run_pow(KernelContext& ctx) {
   return set_output_as(ctx, 0, out, base.dtype());
 }
 
+std::optional<onednn::Eltwise> onednn_eltwise_of(UnaryKind kind) {
+  switch (kind) {
+    case UnaryKind::kRelu:
+      return onednn::Eltwise::kRelu;
+    case UnaryKind::kSigmoid:
+      return onednn::Eltwise::kSigmoid;
+    case UnaryKind::kTanh:
+      return onednn::Eltwise::kTanh;
+    case UnaryKind::kExp:
+      return onednn::Eltwise::kExp;
+    case UnaryKind::kLog:
+      return onednn::Eltwise::kLog;
+    case UnaryKind::kSqrt:
+      return onednn::Eltwise::kSqrt;
+    case UnaryKind::kNeg:
+      return onednn::Eltwise::kNeg;
+    case UnaryKind::kAbs:
+      return onednn::Eltwise::kAbs;
+    case UnaryKind::kReciprocal:
+      return onednn::Eltwise::kReciprocal;
+    case UnaryKind::kGeluExact:
+      return onednn::Eltwise::kGeluErf;
+    case UnaryKind::kGeluTanh:
+      return onednn::Eltwise::kGeluTanh;
+    case UnaryKind::kSoftplus:
+      return onednn::Eltwise::kSoftplus;
+    case UnaryKind::kErf:
+      break;  // no oneDNN eltwise computes erf alone
+  }
+  return std::nullopt;
+}
+
 Status run_unary(KernelContext& ctx, UnaryKind kind, MathFn fn) {
   if (ctx.has_input(0) && !is_f32_family(ctx.input(0)->dtype())) {
     return run_exact_unary(ctx, fn);
@@ -186,6 +292,14 @@ Status run_unary(KernelContext& ctx, UnaryKind kind, MathFn fn) {
   SEQRT_ASSIGN_OR_RETURN(Tensor out, f32_output(ctx, 0, x.dtype(), x.dims()));
   const float* px = in.data_as<float>();
   float* py = out.mutable_data_as<float>();
+  std::optional<onednn::Eltwise> eltwise = onednn_eltwise_of(kind);
+  if (eltwise && x.dtype() == DType::kF32 && x.num_elements() > 0 &&
+      onednn::use_onednn(*eltwise, x.num_elements())) {
+    SEQRT_ASSIGN_OR_RETURN(bool ran,
+                           onednn::eltwise(ctx.node().label(), *eltwise,
+                                           x.num_elements(), px, py));
+    if (ran) return set_output_as(ctx, 0, out, x.dtype());
+  }
   parallel_chunks(x.num_elements(), kGrain, [&](int64_t begin, int64_t end) {
     unary_f32(kind, px + begin, py + begin, static_cast<size_t>(end - begin));
   });

@@ -3,7 +3,10 @@
 // variance, so no cancellation) and the scale/shift are vectorised, rows
 // run in parallel. Scale and bias are expanded once to a row (or to X's
 // shape when they vary across rows). f64 inputs compute in double with
-// scalar loops, as the reference.
+// scalar loops, as the reference. An f32 LayerNormalization with one
+// scale (and shift) row and no statistics outputs goes to oneDNN's
+// layer_normalization primitive where the measurement chose it
+// (../onednn/selection.h); RMSNormalization has no oneDNN 2.6 form.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -13,6 +16,8 @@
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/elementwise_simd.h"
 #include "backends/cpu/kernels/float_support.h"
+#include "backends/cpu/onednn/layer_norm.h"
+#include "backends/cpu/onednn/selection.h"
 #include "backends/cpu/simd/vec.h"
 #include "ops/nn/normalization.h"
 #include "ops/util.h"
@@ -202,6 +207,17 @@ Status run_layer_norm(KernelContext& ctx) {
   }
   SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(x_in));
   SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, x_in.dtype(), x.dims()));
+  if (x_in.dtype() == DType::kF32 && ctx.num_outputs() == 1 &&
+      scale.row_stride == 0 && (!bias_in || bias.row_stride == 0) &&
+      onednn::use_onednn(onednn::OpClass::kLayerNorm, x.num_elements())) {
+    SEQRT_ASSIGN_OR_RETURN(
+        bool ran,
+        onednn::layer_norm(ctx.node().label(), split.rows, split.cols,
+                           ctx.attr_float("epsilon"), x.data_as<float>(),
+                           scale.row(0), bias_in ? bias.row(0) : nullptr,
+                           y.mutable_data_as<float>()));
+    if (ran) return set_output_as(ctx, 0, y, x_in.dtype());
+  }
   std::vector<int64_t> stats_dims = x.dims();
   for (size_t d = static_cast<size_t>(axis); d < stats_dims.size(); ++d) {
     stats_dims[d] = 1;

@@ -5,7 +5,8 @@
 // folds whole rows elementwise, which vectorises). Outputs, row chunks, or
 // (for few output rows) ranges of the reduced rows spread over the threads.
 // f32/f16/bf16 accumulate in f32, f64 in double, integers in int64 (sums
-// wrap as the reference's).
+// wrap as the reference's). f32 goes to oneDNN's reduction primitive where
+// the measurement chose it (../onednn/selection.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +17,8 @@
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/elementwise_simd.h"
 #include "backends/cpu/kernels/typed_support.h"
+#include "backends/cpu/onednn/reduction.h"
+#include "backends/cpu/onednn/selection.h"
 #include "ops/reduce/reduce.h"
 #include "ops/type_support.h"
 #include "ops/util.h"
@@ -306,6 +309,39 @@ Status fill_empty(KernelContext& ctx, ReduceKind kind, Tensor& out) {
   return Status::ok();
 }
 
+onednn::Reduction onednn_reduction_of(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::kSum:
+      return onednn::Reduction::kSum;
+    case ReduceKind::kMean:
+      return onednn::Reduction::kMean;
+    case ReduceKind::kMax:
+      return onednn::Reduction::kMax;
+    case ReduceKind::kMin:
+      break;
+  }
+  return onednn::Reduction::kMin;
+}
+
+// An f32 reduction on oneDNN's reduction primitive when the measurement
+// chose it. False: the own kernel runs the node.
+Result<bool> run_onednn_reduce(KernelContext& ctx, ReduceKind kind,
+                               const std::vector<bool>& reduced,
+                               const std::vector<int64_t>& out_dims) {
+  const Tensor& x = *ctx.input(0);
+  if (x.dtype() != DType::kF32 ||
+      !onednn::use_onednn(onednn_reduction_of(kind), x.num_elements())) {
+    return false;
+  }
+  std::vector<int64_t> kept = x.dims();
+  for (size_t d = 0; d < kept.size(); ++d) {
+    if (reduced[d]) kept[d] = 1;
+  }
+  SEQRT_ASSIGN_OR_RETURN(Tensor out, f32_output(ctx, 0, x.dtype(), out_dims));
+  return onednn::reduce(ctx.node().label(), onednn_reduction_of(kind), x.dims(),
+                        kept, x.data_as<float>(), out.mutable_data_as<float>());
+}
+
 Status run_reduce(KernelContext& ctx, ReduceKind kind) {
   const Tensor& x = *ctx.input(0);
   SEQRT_ASSIGN_OR_RETURN(std::vector<bool> reduced,
@@ -323,6 +359,9 @@ Status run_reduce(KernelContext& ctx, ReduceKind kind) {
                            ctx.allocate_output(0, x.dtype(), out_dims));
     return out_count == 0 ? Status::ok() : fill_empty(ctx, kind, *out);
   }
+  SEQRT_ASSIGN_OR_RETURN(bool ran,
+                         run_onednn_reduce(ctx, kind, reduced, out_dims));
+  if (ran) return Status::ok();
   const ReducePlan plan = plan_reduce(x.dims(), reduced);
   if (is_f32_family(x.dtype())) {
     SEQRT_ASSIGN_OR_RETURN(Tensor in, load_f32(x));

@@ -2,7 +2,8 @@
 // shifted by its max, exponentiated and summed in one vectorised pass. Lines
 // along the last axis are contiguous; other axes are gathered into a
 // per-thread buffer first. Parallel over lines. f64 computes in double
-// with scalar loops, as the reference.
+// with scalar loops, as the reference. f32 goes to oneDNN's softmax
+// primitive where the measurement chose it (../onednn/selection.h).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/elementwise_simd.h"
 #include "backends/cpu/kernels/float_support.h"
+#include "backends/cpu/onednn/selection.h"
+#include "backends/cpu/onednn/softmax.h"
 #include "backends/cpu/simd/vec.h"
 #include "ops/util.h"
 
@@ -92,6 +95,13 @@ Status run_softmax(KernelContext& ctx, bool log) {
   SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, x_in.dtype(), x.dims()));
   const float* px = x.data_as<float>();
   float* py = y.mutable_data_as<float>();
+  if (x_in.dtype() == DType::kF32 && x.num_elements() > 0 &&
+      onednn::use_onednn(onednn::OpClass::kSoftmax, x.num_elements())) {
+    SEQRT_ASSIGN_OR_RETURN(bool ran,
+                           onednn::softmax(ctx.node().label(), x.dims(),
+                                           rank == 0 ? 0 : axis, log, px, py));
+    if (ran) return set_output_as(ctx, 0, y, x_in.dtype());
+  }
   int64_t length = rank == 0 ? 1 : x.dim(axis);
   int64_t inner = rank == 0 ? 1 : strides_of(x.dims())[axis];
   int64_t lines = length == 0 ? 0 : x.num_elements() / length;

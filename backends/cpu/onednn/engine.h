@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,19 @@ const dnnl::engine& cpu_engine();
 // A stream on cpu_engine() for the calling thread: runs may come from
 // several threads, and a stream is not meant to be shared between them.
 dnnl::stream& thread_stream();
+
+// Attributes every primitive here is created with: the scratchpad is ours
+// (scratchpad_mode::user). With oneDNN's own scratchpad a primitive holds
+// one buffer, so two threads running it at once (a Session run from
+// several threads) overwrite each other's scratch memory; Debian's build
+// is not made for concurrent execution.
+dnnl::primitive_attr user_scratchpad_attr();
+
+// Adds to `args` the calling thread's scratch memory for `primitive`
+// (created with user_scratchpad_attr()), when it needs any. The buffer is
+// reused and grows to the largest need met on this thread.
+void add_thread_scratchpad(const dnnl::primitive& primitive,
+                           std::unordered_map<int, dnnl::memory>& args);
 
 // f32 descriptor of `dims` with the given strides (in elements); empty
 // strides: row-major.

@@ -26,7 +26,7 @@ algorithm eltwise_algorithm(Activation activation) {
 }
 
 dnnl::primitive_attr make_attr(const MatmulProblem& p) {
-  dnnl::primitive_attr attr;
+  dnnl::primitive_attr attr = user_scratchpad_attr();
   if (p.alpha != 1.0f) attr.set_output_scales(0, {p.alpha});
   dnnl::post_ops ops;
   if (p.sum_scale != 0.0f) ops.append_sum(p.sum_scale);
@@ -112,6 +112,7 @@ Status execute_matmul(const CachedPrimitive& primitive,
       dims.back() = dst.dims().back();
       args[DNNL_ARG_BIAS] = wrap(f32_desc(dims), bias);
     }
+    add_thread_scratchpad(primitive.primitive, args);
     dnnl::stream& stream = thread_stream();
     primitive.primitive.execute(stream, args);
     stream.wait();

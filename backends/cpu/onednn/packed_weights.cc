@@ -18,6 +18,9 @@ PackedWeights::PackedWeights(Tensor plain, bool transposed)
   plain_desc_ = transposed ? f32_desc({k_, n_}, {1, k_}) : f32_desc({k_, n_});
 }
 
+PackedWeights::PackedWeights(Tensor plain, const dnnl::memory::desc& plain_desc)
+    : plain_(std::move(plain)), plain_desc_(plain_desc) {}
+
 Result<dnnl::memory> PackedWeights::in_layout(const dnnl::memory::desc& layout,
                                               const std::string& label) {
   std::lock_guard<std::mutex> lock(mutex_);

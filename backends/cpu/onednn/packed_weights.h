@@ -1,8 +1,8 @@
-// Constant weights of a matmul, prepared once at compile time: an f32 view
-// of the graph's constant (no copy when it already is f32) and one copy
-// reordered into each blocked layout the primitives ask for — usually one,
-// made at compile time; a run whose primitive wants another layout (a very
-// different M) reorders once more and keeps that copy too.
+// Constant weights of a matmul (or a convolution), prepared once at compile
+// time: an f32 view of the graph's constant (no copy when it already is f32)
+// and one copy reordered into each blocked layout the primitives ask for —
+// usually one, made at compile time; a run whose primitive wants another layout
+// (a very different M) reorders once more and keeps that copy too.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,9 @@ class PackedWeights {
   // (Gemm's transB); it must stay alive as long as this (it does: the
   // Tensor shares its storage).
   PackedWeights(Tensor plain, bool transposed);
+  // Weights of another primitive (a convolution's), f32 and described by
+  // `plain_desc`; k() and n() are 0.
+  PackedWeights(Tensor plain, const dnnl::memory::desc& plain_desc);
 
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }

@@ -402,6 +402,37 @@ void add_cast_cases(std::vector<OpCase>& cases) {
                 {random_tensor(DType::kF32, {2}, 868), Tensor()})));
 }
 
+// f32 sizes from which the CPU backend may run an op on oneDNN's eltwise
+// primitive (16384 elements: backends/cpu/onednn/selection.cc, which
+// picks Exp, Sigmoid and exact Gelu, and Add, Sub, Mul and Div).
+void add_onednn_sized_cases(std::vector<OpCase>& cases) {
+  uint64_t seed = 2000;
+  for (const UnaryCaseSpec& spec : kUnarySpecs) {
+    cases.push_back(make_case(
+        spec.op, "f32_64x384_onednn_size",
+        {random_tensor(DType::kF32, {64, 384}, ++seed, spec.lo, spec.hi)}));
+  }
+  // Binary arithmetic at oneDNN sizes: same shapes, a row broadcast, a
+  // broadcast first operand (Add swaps it; Sub stays on the own kernel).
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    cases.push_back(
+        make_case(op, "f32_64x384_onednn_size",
+                  {random_tensor(DType::kF32, {64, 384}, ++seed, -3, 3),
+                   random_tensor(DType::kF32, {64, 384}, ++seed, 0.5, 2)}));
+    cases.push_back(
+        make_case(op, "f32_64x384_row_onednn_size",
+                  {random_tensor(DType::kF32, {64, 384}, ++seed, -3, 3),
+                   random_tensor(DType::kF32, {384}, ++seed, 0.5, 2)}));
+    cases.push_back(
+        make_case(op, "f32_broadcast_first_onednn_size",
+                  {random_tensor(DType::kF32, {64, 1}, ++seed, 0.5, 2),
+                   random_tensor(DType::kF32, {64, 384}, ++seed, 0.5, 2)}));
+  }
+  cases.push_back(
+      make_case("Gelu", "exact_f32_64x384_onednn_size",
+                {random_tensor(DType::kF32, {64, 384}, ++seed, -4, 4)}));
+}
+
 }  // namespace
 
 void add_elementwise_cases(std::vector<OpCase>& cases) {
@@ -415,6 +446,7 @@ void add_elementwise_cases(std::vector<OpCase>& cases) {
   add_where_cases(cases);
   add_cast_cases(cases);
   add_mod_cases(cases);
+  add_onednn_sized_cases(cases);
 }
 
 }  // namespace seqrt

@@ -197,6 +197,21 @@ void add_conv_cases(std::vector<OpCase>& cases) {
                                       rand(DType::kF16, {2, 3, 3}, 110)},
                                      {{"pads", Ints{1, 1}}}),
                            1e-2));
+  // Constant weights and bias: the CPU backend reorders them once at
+  // compile time for oneDNN's convolution.
+  OpCase constant_weights = make_case(
+      op, "1d_depthwise_constant_weights",
+      {rand(DType::kF32, {1, 16, 40}, 119), rand(DType::kF32, {16, 1, 4}, 120),
+       rand(DType::kF32, {16}, 121)},
+      {{"group", 16}, {"pads", Ints{3, 3}}});
+  constant_weights.constant_inputs = {false, true, true};
+  cases.push_back(constant_weights);
+  OpCase constant_2d = make_case(op, "2d_constant_weights",
+                                 {rand(DType::kF32, {1, 8, 12, 12}, 122),
+                                  rand(DType::kF32, {16, 8, 3, 3}, 123)},
+                                 {{"pads", Ints{1, 1, 1, 1}}});
+  constant_2d.constant_inputs = {false, true};
+  cases.push_back(constant_2d);
   cases.push_back(make_case(op, "3d",
                             {rand(DType::kF32, {1, 1, 3, 4, 4}, 111),
                              rand(DType::kF32, {2, 1, 2, 2, 2}, 112)}));

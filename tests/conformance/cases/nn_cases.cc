@@ -31,6 +31,14 @@ void add_softmax_cases(std::vector<OpCase>& cases) {
         make_case(op, "bf16_2x3",
                   {random_tensor(DType::kBF16, {2, 3}, ++seed, -4, 4)}),
         2e-2));
+    // Sizes the CPU backend runs on oneDNN (16384 elements and up).
+    cases.push_back(
+        make_case(op, "f32_onednn_size_1x4x64x64",
+                  {random_tensor(DType::kF32, {1, 4, 64, 64}, ++seed, -8, 8)}));
+    cases.push_back(
+        make_case(op, "f32_onednn_size_axis1",
+                  {random_tensor(DType::kF32, {2, 64, 160}, ++seed, -8, 8)},
+                  {{"axis", 1}}));
     cases.push_back(
         make_case(op, "f64_1x1x6",
                   {random_tensor(DType::kF64, {1, 1, 6}, ++seed, -5, 5)}));
@@ -70,6 +78,17 @@ void add_layer_norm_cases(std::vector<OpCase>& cases) {
                             {random_tensor(DType::kF64, {3, 7}, 1111, -2, 2),
                              random_tensor(DType::kF64, {7}, 1112, 0.5, 1.5)},
                             {{"stash_type", 11}}, 3));
+  // Sizes the CPU backend runs on oneDNN (16384 elements and up).
+  cases.push_back(
+      make_case(op, "f32_onednn_size_1x64x384",
+                {random_tensor(DType::kF32, {1, 64, 384}, 1117, -2, 2),
+                 random_tensor(DType::kF32, {384}, 1118, 0.5, 1.5),
+                 random_tensor(DType::kF32, {384}, 1119)}));
+  cases.push_back(
+      make_case(op, "f32_onednn_size_no_bias_axis1",
+                {random_tensor(DType::kF32, {2, 96, 128}, 1120, -2, 2),
+                 random_tensor(DType::kF32, {96, 128}, 1121, 0.5, 1.5)},
+                {{"axis", 1}}));
   cases.push_back(
       expect_failure(make_case(op, "rejects_mismatched_scale",
                                {random_tensor(DType::kF32, {2, 8}, 1113),

@@ -145,6 +145,19 @@ void add_reduce_cases(std::vector<OpCase>& cases) {
                             {random_tensor(DType::kU8, {9}, 1481, 0, 255)}));
   cases.push_back(expect_failure(make_case(
       "ReduceMean", "rejects_bool", {random_tensor(DType::kBool, {3}, 1482)})));
+  // f32 sizes the CPU backend runs on oneDNN's reduction primitive (Max
+  // and Min from 16384 elements: backends/cpu/onednn/selection.cc).
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}) {
+    for (int64_t axis : {-1, 1}) {
+      // Sums of 64–80 f32 values round to a few 1e-6 on either path.
+      cases.push_back(loosened(
+          with_constant_axes(make_case(
+              op, "f32_4x64x80_onednn_size_axis" + std::to_string(axis),
+              {random_tensor(DType::kF32, {4, 64, 80}, 1490 + axis, -3, 3),
+               axes({axis})})),
+          1e-5));
+    }
+  }
   add_cumsum_cases(cases);
   add_arg_reduce_cases(cases);
 }

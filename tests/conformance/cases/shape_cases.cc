@@ -75,6 +75,14 @@ void add_transpose_cases(std::vector<OpCase>& cases) {
   cases.push_back(make_case(op, "u8_2d", {rand(DType::kU8, {3, 7}, 13)},
                             {{"perm", Ints{1, 0}}}));
   cases.push_back(make_case(op, "f64_rank1", {rand(DType::kF64, {5}, 14)}));
+  // 16384 elements and up: the CPU backend runs a transpose that moves the
+  // last axis on oneDNN's reorder; one that keeps it stays on its own copy.
+  cases.push_back(make_case(op, "f32_onednn_size_2d",
+                            {rand(DType::kF32, {1, 192, 128}, 16)},
+                            {{"perm", Ints{0, 2, 1}}}));
+  cases.push_back(make_case(op, "f32_onednn_size_heads",
+                            {rand(DType::kF32, {2, 64, 4, 32}, 17)},
+                            {{"perm", Ints{0, 2, 1, 3}}}));
   cases.push_back(expect_failure(make_case(op, "rejects_bad_perm",
                                            {rand(DType::kF32, {2, 3}, 15)},
                                            {{"perm", Ints{1, 1}}})));
