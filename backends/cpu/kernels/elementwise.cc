@@ -7,6 +7,7 @@
 // and two-input Add/Sub/Mul/Div go to oneDNN's eltwise and binary
 // primitives where the measurement chose them (../onednn/selection.h);
 // Max and Min stay here: oneDNN does not propagate NaN as the reference.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -147,6 +148,19 @@ std::vector<int64_t> aligned_dims(const Tensor& t, size_t rank) {
   return dims;
 }
 
+// oneDNN 2.6 has fast (jit) binary kernels for equal shapes, a scalar and
+// a second operand broadcast over leading axes (a row vector); a second
+// operand broadcast along the last axis (one value per row, as an RMS
+// norm's Mul by its scale has) falls to its reference kernel, 40x slower
+// than the own kernel on RetNet's (4,8,2048,64) x (4,8,2048,1).
+bool onednn_broadcasts_fast(const std::vector<int64_t>& a_dims,
+                            const std::vector<int64_t>& b_dims) {
+  if (a_dims == b_dims) return true;
+  bool scalar = std::all_of(b_dims.begin(), b_dims.end(),
+                            [](int64_t d) { return d == 1; });
+  return scalar || b_dims.back() == a_dims.back();
+}
+
 // Two f32 inputs on oneDNN's binary primitive, when the measurement chose
 // it and the shapes are of the form oneDNN broadcasts: the first operand
 // (or the second, for Add and Mul) has the output's shape. False: the own
@@ -174,6 +188,7 @@ Result<bool> run_onednn_binary(KernelContext& ctx, BinaryKind kind) {
     std::swap(a, b);
     std::swap(a_dims, b_dims);
   }
+  if (!onednn_broadcasts_fast(a_dims, b_dims)) return false;
   SEQRT_ASSIGN_OR_RETURN(Tensor out, f32_output(ctx, 0, DType::kF32, dims));
   float* po = out.mutable_data_as<float>();
   // oneDNN may write dst over the first operand only.

@@ -50,11 +50,13 @@ TEST(OneDnnBinary, BroadcastsMatchReference) {
     expect_onednn_matches_reference(op, {a, divisor}, {}, 1e-6);
     expect_onednn_matches_reference(op, {a, uniform({33}, 5, 0.5, 2)}, {},
                                     1e-6);
-    expect_onednn_matches_reference(op, {a, uniform({2, 1, 1}, 6, 0.5, 2)}, {},
+    expect_onednn_matches_reference(op, {a, uniform({6, 33}, 6, 0.5, 2)}, {},
+                                    1e-6);
+    expect_onednn_matches_reference(op, {a, uniform({1}, 12, 0.5, 2)}, {},
                                     1e-6);
   }
   // A broadcast first operand: Add swaps it to oneDNN's second.
-  expect_onednn_matches_reference("Add", {uniform({6, 1}, 7), a}, {}, 1e-6);
+  expect_onednn_matches_reference("Add", {uniform({6, 33}, 7), a}, {}, 1e-6);
   expect_own_path_runs_no_primitive("Mul", {a, divisor}, {}, 1e-6);
 }
 
@@ -66,6 +68,13 @@ TEST(OneDnnBinary, FormsOneDnnCannotBroadcastFallBack) {
       kOnnxDomain, "Sub", {uniform({33}, 8), uniform({4, 33}, 9)}, {}, 1e-6);
   kernel_testing::expect_matches_reference(
       kOnnxDomain, "Add", {uniform({4, 1}, 10), uniform({1, 5}, 11)}, {}, 1e-6);
+  // One value per row (oneDNN 2.6's slow reference path), either order.
+  kernel_testing::expect_matches_reference(
+      kOnnxDomain, "Mul", {uniform({2, 6, 33}, 13), uniform({2, 6, 1}, 14)}, {},
+      1e-6);
+  kernel_testing::expect_matches_reference(
+      kOnnxDomain, "Add", {uniform({2, 6, 1}, 15), uniform({2, 6, 33}, 16)}, {},
+      1e-6);
   EXPECT_EQ(execute_count(), before);
 }
 
