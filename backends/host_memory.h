@@ -3,11 +3,13 @@
 // implement only device_info, supports and compile.
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "backends/backend.h"
+#include "graph/alloc_fault.h"
 
 namespace seqrt {
 
@@ -15,8 +17,11 @@ class HostMemoryBackend : public Backend {
  public:
   Result<DeviceBuffer> allocate(size_t bytes) override {
     // 64-byte aligned (cache lines, widest SIMD loads); aligned_alloc wants
-    // a multiple of the alignment.
-    void* data = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    // a multiple of the alignment, and the rounding must not wrap.
+    const bool too_large = bytes > SIZE_MAX - 128;
+    void* data = too_large || host_allocation_fails()
+                     ? nullptr
+                     : std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
     if (data == nullptr) {
       return make_error(StatusCode::kOutOfMemory,
                         "{} backend: cannot allocate {} bytes",

@@ -1,10 +1,13 @@
 #include "graph/tensor.h"
 
+#include "graph/alloc_fault.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -43,6 +46,7 @@ std::shared_ptr<void> map_zeroed(size_t bytes) {
 #endif
 
 std::shared_ptr<void> allocate_aligned(size_t bytes) {
+  if (host_allocation_fails()) return nullptr;
 #if defined(__linux__)
   if (bytes >= kMappedMin) return map_zeroed(bytes);
 #endif
@@ -228,7 +232,9 @@ void Tensor::set_element_i64(int64_t i, int64_t value) {
 Tensor Tensor::clone() const {
   if (empty()) return Tensor();
   Result<Tensor> copy = allocate(dtype_, dims_);
-  assert(copy.is_ok());
+  // The dims were valid for this tensor, so only memory can run out: fail
+  // as the standard containers do; Session::run turns it into a Status.
+  if (!copy.is_ok()) throw std::bad_alloc();
   if (byte_size() > 0) {
     std::memcpy(copy->mutable_data(), data_, byte_size());
   }

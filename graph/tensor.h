@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "graph/dtype.h"
@@ -157,6 +158,11 @@ template <typename T>
 Tensor Tensor::from_vector(std::vector<int64_t> dims,
                            const std::vector<T>& values) {
   Result<Tensor> result = allocate(dtype_of<T>(), std::move(dims));
+  // Out of memory is thrown as by the standard containers (Session::run and
+  // the C API and CLI boundaries convert it); bad dims are our bug.
+  if (!result.is_ok() && result.status().code() == StatusCode::kOutOfMemory) {
+    throw std::bad_alloc();
+  }
   assert(result.is_ok() && "from_vector: bad dims");
   Tensor tensor = std::move(result).value();
   assert(static_cast<size_t>(tensor.num_elements()) == values.size() &&

@@ -6,8 +6,10 @@
 
 namespace seqrt {
 
-// Subgraphs nest at most this deep (If inside Scan inside RungeKutta ...).
-inline constexpr int kMaxSubgraphDepth = 16;
+// Subgraphs nest at most this deep (If inside Scan inside RungeKutta ...):
+// the loaders' fixed bound, which keeps their recursion shallow. Sessions
+// enforce a lower default, Limits::max_subgraph_depth (graph/limits.h).
+inline constexpr int kMaxSubgraphDepth = 64;
 
 // Checks: value ids in range; unique, non-empty value names; every value
 // defined once (graph input, constant, capture or node output); every node

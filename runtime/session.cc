@@ -1,5 +1,7 @@
 #include "runtime/session.h"
 
+#include <exception>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -36,7 +38,9 @@ Session::Session(Graph graph, SessionOptions options,
     : graph_(std::move(graph)),
       options_(std::move(options)),
       backend_(std::move(backend)),
-      executable_(std::move(executable)) {}
+      executable_(std::move(executable)),
+      budget_(std::make_unique<MemoryBudget>(
+          graph_, options_.limits.memory_budget_bytes)) {}
 
 Result<std::unique_ptr<Session>> Session::create(Graph graph,
                                                  SessionOptions options) {
@@ -44,7 +48,9 @@ Result<std::unique_ptr<Session>> Session::create(Graph graph,
   report_progress(options.progress, "checking types");
   Status status = verify_graph(graph);
   if (status.is_ok()) status = infer_graph(graph);
-  if (status.is_ok() && options.optimize) {
+  if (!status.is_ok()) return status.with_context(context);
+  SEQRT_RETURN_IF_ERROR(check_graph_limits(graph, options.limits, context));
+  if (options.optimize) {
     report_progress(options.progress, "optimising");
     status = optimize_graph(graph).status();
   }
@@ -60,9 +66,12 @@ Result<std::unique_ptr<Session>> Session::create(Graph graph,
     return executable.status().with_context(
         fmt::format("compiling {} for backend '{}'", context, options.backend));
   }
-  return std::unique_ptr<Session>(
+  std::unique_ptr<Session> session(
       new Session(std::move(graph), std::move(options), std::move(backend),
                   std::move(executable).value()));
+  SEQRT_RETURN_IF_ERROR(
+      session->budget_->check_compile(session->options_.compile.dim_bindings));
+  return session;
 }
 
 Result<std::unique_ptr<Session>> Session::load(const std::string& path,
@@ -146,10 +155,33 @@ Result<std::map<std::string, Tensor>> Session::run(
   return run_bound(std::move(inputs));
 }
 
+Result<std::map<std::string, Tensor>> Session::run_bound(
+    std::vector<Tensor> inputs) const {
+  // Kernels and containers report exhausted memory as bad_alloc; a caller
+  // of run() gets it as a value, and the session stays usable.
+  try {
+    return run_checked(std::move(inputs));
+  } catch (const std::bad_alloc&) {
+    return make_error(StatusCode::kOutOfMemory,
+                      "graph '{}' on backend '{}': out of host memory",
+                      graph_.name, options_.backend);
+  } catch (const std::exception& error) {
+    return internal_error(
+        "graph '{}' on backend '{}': unexpected exception: {}", graph_.name,
+        options_.backend, error.what());
+  }
+}
+
 Result<std::vector<Tensor>> Session::bind_inputs(
     std::map<std::string, Tensor> feeds) const {
   SEQRT_RETURN_IF_ERROR(check_feed_names(feeds));
   std::map<std::string, int64_t> symbols = bind_symbols(feeds);
+  // Before the zero states and the run allocate anything.
+  int64_t fed_bytes = 0;
+  for (const auto& [name, tensor] : feeds) {
+    fed_bytes += static_cast<int64_t>(tensor.byte_size());
+  }
+  SEQRT_RETURN_IF_ERROR(budget_->check_run(symbols, fed_bytes));
   std::vector<Tensor> inputs;
   std::vector<std::string> missing;
   for (ValueId id : graph_.inputs) {
@@ -172,7 +204,7 @@ Result<std::vector<Tensor>> Session::bind_inputs(
   return inputs;
 }
 
-Result<std::map<std::string, Tensor>> Session::run_bound(
+Result<std::map<std::string, Tensor>> Session::run_checked(
     std::vector<Tensor> inputs) const {
   SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> results,
                          executable_->run(std::move(inputs)));

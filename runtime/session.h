@@ -21,8 +21,10 @@
 
 #include "backends/backend.h"
 #include "graph/graph.h"
+#include "graph/limits.h"
 #include "graph/progress.h"
 #include "graph/status.h"
+#include "runtime/memory_budget.h"
 
 namespace seqrt {
 
@@ -32,6 +34,9 @@ struct SessionOptions {
   // the fused ops) before compiling; off runs the graph exactly as given.
   bool optimize = true;
   CompileOptions compile;
+  // Tensor sizes, node count, subgraph depth and the memory budget
+  // (graph/limits.h): create() and run() fail naming the limit reached.
+  Limits limits;
   // Hears of each stage of create() (types, passes, compile).
   ProgressFn progress;
 };
@@ -60,7 +65,9 @@ class Session {
   // inputs (other than state inputs) are errors naming them. Safe to call
   // from several threads at once. Fed tensors are never written, except
   // one moved in as the only handle to its storage, which the run may
-  // update in place when it replaces it (a KV cache).
+  // update in place when it replaces it (a KV cache). Running out of host
+  // memory is a kOutOfMemory error; a run above the memory budget fails
+  // before it allocates.
   Result<std::map<std::string, Tensor>> run(
       std::map<std::string, Tensor> feeds) const;
 
@@ -73,6 +80,9 @@ class Session {
       std::map<std::string, Tensor> feeds) const;
   // Runs on inputs from bind_inputs; returns the outputs by name.
   Result<std::map<std::string, Tensor>> run_bound(
+      std::vector<Tensor> inputs) const;
+  // run_bound() past the budget check: the executable's run.
+  Result<std::map<std::string, Tensor>> run_checked(
       std::vector<Tensor> inputs) const;
 
   Session(Graph graph, SessionOptions options, std::unique_ptr<Backend> backend,
@@ -92,6 +102,8 @@ class Session {
   // Declared before the executable so that it outlives it.
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Executable> executable_;
+  // Checks runs against options_.limits.memory_budget_bytes; reads graph_.
+  std::unique_ptr<MemoryBudget> budget_;
 };
 
 }  // namespace seqrt

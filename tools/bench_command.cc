@@ -19,6 +19,7 @@
 #include "tools/bench_report.h"
 #include "tools/command.h"
 #include "tools/input_files.h"
+#include "tools/limit_flags.h"
 #include "tools/progress_display.h"
 
 namespace seqrt {
@@ -38,6 +39,7 @@ struct BenchOptions {
   bool profile = false;
   int top = 15;
   bool no_optimize = false;
+  LimitFlags limits;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -134,6 +136,8 @@ Status run_bench(const BenchOptions& options) {
   SessionOptions session_options;
   session_options.backend = options.backend;
   session_options.optimize = !options.no_optimize;
+  SEQRT_RETURN_IF_ERROR(
+      apply_limit_flags(options.limits, session_options.limits));
   session_options.compile.profile = options.profile;
   session_options.progress = progress.callback();
   start = Clock::now();
@@ -221,6 +225,7 @@ Command add_bench_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--no-optimize", options->no_optimize,
                 "Run the graph as given, without the optimisation passes");
+  add_limit_flags(*sub, options->limits);
   return {sub, [options] { return run_bench(*options); }};
 }
 

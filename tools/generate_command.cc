@@ -20,6 +20,7 @@
 #include "tools/command.h"
 #include "tools/generate/char_tokenizer.h"
 #include "tools/generate/sampler.h"
+#include "tools/limit_flags.h"
 #include "tools/progress_display.h"
 
 namespace seqrt {
@@ -35,6 +36,7 @@ struct GenerateOptions {
   std::string backend = "cpu";
   int64_t max_tokens = 200;
   SamplerOptions sampler;
+  LimitFlags limits;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -117,6 +119,8 @@ Status generate(const GenerateOptions& options) {
   SessionOptions session_options;
   session_options.backend = options.backend;
   session_options.progress = progress.callback();
+  SEQRT_RETURN_IF_ERROR(
+      apply_limit_flags(options.limits, session_options.limits));
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                          Session::create(std::move(graph), session_options));
   progress.finish();
@@ -184,6 +188,7 @@ Command add_generate_command(CLI::App& app) {
   sub->add_option("-s,--seed", options->sampler.seed,
                   "Seed of the sampler: the same seed gives the same text")
       ->capture_default_str();
+  add_limit_flags(*sub, options->limits);
   return {sub, [options] { return generate(*options); }};
 }
 

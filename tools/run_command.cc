@@ -20,6 +20,7 @@
 #include "runtime/session.h"
 #include "tools/command.h"
 #include "tools/input_files.h"
+#include "tools/limit_flags.h"
 #include "tools/progress_display.h"
 
 namespace seqrt {
@@ -37,6 +38,7 @@ struct RunOptions {
   std::string backend = "reference";
   int repeat = 1;
   bool no_optimize = false;
+  LimitFlags limits;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -139,6 +141,8 @@ Status run_model(const RunOptions& options) {
   SessionOptions session_options;
   session_options.backend = options.backend;
   session_options.optimize = !options.no_optimize;
+  SEQRT_RETURN_IF_ERROR(
+      apply_limit_flags(options.limits, session_options.limits));
   session_options.progress = progress.callback();
   start = Clock::now();
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
@@ -197,6 +201,7 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--no-optimize", options->no_optimize,
                 "Run the graph as given, without the fusion passes");
+  add_limit_flags(*sub, options->limits);
   return {sub, [options] { return run_model(*options); }};
 }
 

@@ -368,7 +368,7 @@ TEST(NativeMalformed, SubgraphDepthIsBounded) {
   {
     FlatBufferBuilder fbb;
     expect_invalid(finish(fbb, nested_graph(fbb, kMaxSubgraphDepth + 1)),
-                   "subgraphs nest deeper than 16 levels");
+                   "subgraphs nest deeper than 64 levels");
   }
   {
     FlatBufferBuilder fbb;

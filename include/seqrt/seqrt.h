@@ -304,6 +304,30 @@ SEQRT_API seqrt_status seqrt_session_options_bind_dim(
 SEQRT_API seqrt_status seqrt_session_options_set_optimize(
     seqrt_session_options* options, int optimize);
 
+/* Resource limits (graph/limits.h); reaching one is SEQRT_LIMIT_EXCEEDED
+ * with a message naming the limit. Values never change. */
+typedef enum seqrt_limit {
+  SEQRT_LIMIT_MAX_TENSOR_BYTES = 0,    /* one tensor; default 16 GiB */
+  SEQRT_LIMIT_MAX_TENSOR_ELEMENTS = 1, /* one tensor; default 2^34 */
+  SEQRT_LIMIT_MAX_NODES = 2,           /* subgraphs included; default 10^6 */
+  SEQRT_LIMIT_MAX_SUBGRAPH_DEPTH = 3,  /* default 16, at most 64 */
+  /* Bytes of one run as the memory plan estimates them (arena, weights,
+   * inputs and outputs): session creation fails above it, and so does a
+   * run, before it allocates. Default 0: no budget. */
+  SEQRT_LIMIT_MEMORY_BUDGET = 4
+} seqrt_limit;
+
+/* Sets one limit: >= 1 (the budget >= 0); the element count at most 2^48
+ * and the depth at most 64, else SEQRT_INVALID_ARGUMENT. */
+SEQRT_API seqrt_status seqrt_session_options_set_limit(
+    seqrt_session_options* options, seqrt_limit limit, int64_t value);
+
+/* For tests of out-of-memory handling: makes the n-th host allocation of
+ * tensor memory from now fail, once (1: the next one); 0 disarms. The
+ * environment variable SEQRT_TEST_FAIL_ALLOC=N does the same from the
+ * start of the process. Thread-safe. */
+SEQRT_API void seqrt_testing_fail_host_allocation(int64_t nth);
+
 /* ---- Sessions ---------------------------------------------------------- */
 
 /* Compiles `model` for the options' backend (NULL options: the defaults).

@@ -1,5 +1,6 @@
 // seqrt_session_options_* and seqrt_session_*: compiling a model for one
 // backend and running the compiled plan.
+#include "graph/alloc_fault.h"
 #include "graph/planner/memory_plan.h"
 #include "runtime/backend_registry.h"
 #include "runtime/c_api/handles.h"
@@ -165,6 +166,31 @@ seqrt_status seqrt_session_options_set_optimize(seqrt_session_options* options,
     options->options.optimize = optimize != 0;
     return Status::ok();
   });
+}
+
+static_assert(static_cast<int>(seqrt::LimitKind::kMaxTensorBytes) ==
+                      SEQRT_LIMIT_MAX_TENSOR_BYTES &&
+                  static_cast<int>(seqrt::LimitKind::kMemoryBudgetBytes) ==
+                      SEQRT_LIMIT_MEMORY_BUDGET,
+              "seqrt_limit follows seqrt::LimitKind");
+
+seqrt_status seqrt_session_options_set_limit(seqrt_session_options* options,
+                                             seqrt_limit limit, int64_t value) {
+  return guarded(__func__, [&] {
+    SEQRT_RETURN_IF_ERROR(require(options, "options"));
+    if (limit < SEQRT_LIMIT_MAX_TENSOR_BYTES ||
+        limit > SEQRT_LIMIT_MEMORY_BUDGET) {
+      return seqrt::invalid_argument("unknown limit {}",
+                                     static_cast<int>(limit));
+    }
+    // The C enum follows seqrt::LimitKind's order.
+    return seqrt::set_limit(options->options.limits,
+                            static_cast<seqrt::LimitKind>(limit), value);
+  });
+}
+
+void seqrt_testing_fail_host_allocation(int64_t nth) {
+  seqrt::fail_host_allocation(nth);
 }
 
 seqrt_status seqrt_session_create(const seqrt_model* model,
