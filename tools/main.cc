@@ -2,6 +2,7 @@
 // failure exactly one line "seqrt: error: <message>" on stderr and exit code
 // 1 (a failed command) or 2 (a bad command line).
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,11 @@ constexpr const char* kCommandList =
     "expected inspect, run, convert, bench or generate";
 
 // Scripts read the first line of stderr: keep the message on one line.
+// Messages quote names from untrusted files, so every control character
+// (vertical tab, form feed, a terminal escape) becomes a space too.
 void report_error(std::string message) {
   for (char& c : message) {
-    if (c == '\n' || c == '\r') c = ' ';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   }
   std::fprintf(stderr, "seqrt: error: %s\n", message.c_str());
 }
@@ -68,7 +71,13 @@ int main(int argc, char** argv) {
 
   for (const seqrt::Command& command : commands) {
     if (!command.app->parsed()) continue;
-    seqrt::Status status = command.run();
+    seqrt::Status status;
+    // Out of memory outside a Session (loading, writing) ends here too.
+    try {
+      status = command.run();
+    } catch (const std::bad_alloc&) {
+      status = seqrt::Status(seqrt::StatusCode::kOutOfMemory, "out of memory");
+    }
     if (status.is_ok()) return 0;
     report_error(status.message());
     return kCommandFailed;

@@ -1,6 +1,5 @@
-// libFuzzer target for the .seqrt reader: any input must give a graph or a
-// clean error. Build with clang and -DSEQRT_BUILD_FUZZERS=ON (see
-// importers/native/README.md); seed it with a few written models.
+// libFuzzer target for the .seqrt reader and its validation: any input must
+// give a graph or a clean error, never a crash or an out-of-bounds read.
 #include <cstddef>
 #include <cstdint>
 
