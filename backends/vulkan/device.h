@@ -1,0 +1,96 @@
+// One Vulkan device opened for compute: the instance (with the validation
+// layers when asked), the chosen physical device, a compute queue, the
+// limits kernels plan against, and the validation-message count.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/vulkan/kernel.h"
+#include "backends/vulkan/loader.h"
+
+namespace seqrt::vulkan {
+
+// What a test or user may force; unset fields come from the environment
+// (SEQRT_VULKAN_*), then from the device.
+struct VulkanOptions {
+  // Index in vkEnumeratePhysicalDevices order, or -1: SEQRT_VULKAN_DEVICE
+  // (an index or a name substring), else the best device.
+  int device_index = -1;
+  std::string device_name;          // substring of the device name; "" for none
+  uint32_t shared_limit_bytes = 0;  // 0: SEQRT_VULKAN_SHARED_LIMIT or device
+  bool disable_subgroup_ops = false;  // or SEQRT_VULKAN_NO_SUBGROUP=1
+  bool validation = false;            // or SEQRT_VULKAN_VALIDATION=1
+  // "oom" or "device_lost": the next allocation / submit fails that way
+  // (failure-path tests); "" reads SEQRT_VULKAN_INJECT_FAULT.
+  std::string inject_fault;
+};
+
+enum class Fault { kNone, kOutOfMemory, kDeviceLost };
+
+class Device {
+ public:
+  static Result<std::shared_ptr<Device>> open(const VulkanOptions& options);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const Functions& fn() const { return fns_; }
+  VkDevice handle() const { return device_; }
+  VkPhysicalDevice physical() const { return physical_; }
+  uint32_t queue_family() const { return queue_family_; }
+  const DeviceLimits& limits() const { return limits_; }
+  const DeviceInfo& info() const { return info_; }
+  const VkPhysicalDeviceMemoryProperties& memory_properties() const {
+    return memory_properties_;
+  }
+  const uint8_t* uuid() const { return uuid_; }
+
+  // Submits one command buffer and waits for it; the queue is locked for
+  // the duration (runs from several threads share it).
+  Status submit_and_wait(VkCommandBuffer commands, const char* doing);
+
+  // Validation messages (warnings and errors) seen so far, and the text
+  // of the first few.
+  int64_t validation_messages() const { return message_count_.load(); }
+  std::vector<std::string> validation_log() const;
+
+  // Fault injection: the next matching operation fails once.
+  void inject_fault(Fault fault) { fault_.store(fault); }
+  bool take_fault(Fault fault);
+
+ private:
+  Device() = default;
+  Status create_instance(bool validation);
+  Status choose_physical(const VulkanOptions& options);
+  Status create_device();
+  void read_limits(const VulkanOptions& options);
+  static VKAPI_ATTR VkBool32 VKAPI_CALL
+  on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+             VkDebugUtilsMessageTypeFlagsEXT types,
+             const VkDebugUtilsMessengerCallbackDataEXT* data, void* user);
+
+  Functions fns_;
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  uint8_t uuid_[VK_UUID_SIZE] = {};
+  VkPhysicalDeviceMemoryProperties memory_properties_{};
+  DeviceLimits limits_;
+  DeviceInfo info_;
+  std::mutex queue_mutex_;
+  std::atomic<int64_t> message_count_{0};
+  mutable std::mutex log_mutex_;
+  std::vector<std::string> log_;
+  std::atomic<Fault> fault_{Fault::kNone};
+};
+
+}  // namespace seqrt::vulkan

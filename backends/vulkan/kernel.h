@@ -1,0 +1,130 @@
+// The Vulkan backend's kernel contract (/tmp briefs: "vulkan_contract"): what
+// a kernel family sees of the device (limits, buffer slices, a recorder) and
+// the one table from ops to kernels. Kernels never touch Vulkan objects
+// directly; they describe dispatches and the recorder records them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifndef VK_NO_PROTOTYPES
+#define VK_NO_PROTOTYPES
+#endif
+#include <vulkan/vulkan.h>
+
+#include "graph/graph.h"
+
+namespace seqrt::vulkan {
+
+// What kernels may rely on; read from the device, some forced by tests.
+struct DeviceLimits {
+  uint32_t shared_memory_bytes =
+      0;  // maxComputeSharedMemorySize (or a forced lower value)
+  uint32_t max_invocations = 0;               // maxComputeWorkGroupInvocations
+  std::array<uint32_t, 3> max_group_count{};  // maxComputeWorkGroupCount
+  uint32_t subgroup_size = 0;
+  bool subgroup_arithmetic =
+      false;  // compute stage has arithmetic+shuffle (or forced off)
+  uint64_t max_storage_buffer_range = 0;  // bytes one binding may span
+  uint64_t storage_buffer_offset_alignment = 0;
+  bool fp16_storage = false;
+};
+
+// A tensor's place on the device: a range of one buffer (offset aligned).
+struct BufferSlice {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+  VkDeviceSize bytes = 0;
+  bool empty() const { return buffer == VK_NULL_HANDLE; }
+};
+
+// The kernel-level plan of one node (DESIGN.md §5.2), kept in the plan and
+// printed by `seqrt inspect --plan --backend vulkan`.
+struct KernelTiling {
+  std::string
+      summary;  // e.g. "64 channels x 16 states per workgroup, chunk 64"
+  std::string
+      state_place;  // "registers", "shared memory" or "" (no running state)
+  uint32_t shared_bytes = 0;  // shared memory per workgroup this tiling uses
+  uint32_t shared_limit = 0;  // the limit it was chosen under
+  std::vector<uint32_t>
+      constants;  // kernel-specific numbers the record step reuses
+};
+
+struct Dispatch {
+  std::string shader;                    // embedded shader name
+  std::vector<uint32_t> specialization;  // constant_id k = specialization[k]
+  std::vector<uint8_t> push_constants;   // <= 128 bytes
+  std::vector<BufferSlice> reads;        // bindings 0..r-1
+  std::vector<BufferSlice> writes;       // bindings r..r+w-1
+  std::array<uint32_t, 3> groups{1, 1, 1};
+};
+
+// Records work into the plan's command buffer. Barriers are the recorder's
+// job: it inserts a compute->compute memory barrier before a dispatch that
+// reads or writes a range written by an earlier dispatch (or writes a range
+// an earlier dispatch read) since the last barrier.
+class Recorder {
+ public:
+  virtual ~Recorder() = default;
+  virtual const DeviceLimits& limits() const = 0;
+  // Fails on a slice over max range, a bad shader name...
+  virtual Status dispatch(const Dispatch& dispatch) = 0;
+  // Device memory for this node only, live until the node's last dispatch
+  // (chunk states, split-K partials).
+  virtual Result<BufferSlice> scratch(VkDeviceSize bytes) = 0;
+  virtual Status copy(const BufferSlice& src, const BufferSlice& dst) = 0;
+  virtual Status fill(const BufferSlice& dst, uint32_t word) = 0;  // e.g. zeros
+};
+
+// One node with concrete shapes and device places.
+struct NodeArgs {
+  const Graph* graph = nullptr;
+  const Node* node = nullptr;
+  std::vector<BufferSlice> inputs;  // empty() for an absent optional input
+  std::vector<std::vector<int64_t>> input_dims;
+  std::vector<DType> input_dtypes;
+  std::vector<BufferSlice> outputs;
+  std::vector<std::vector<int64_t>> output_dims;
+  std::vector<DType> output_dtypes;
+};
+
+struct VulkanKernel {
+  std::string domain;  // kOnnxDomain or kSeqrtDomain
+  std::string op;
+  // Null: every node passing the op schema with fp32 tensors. Else
+  // kUnsupported naming what is lacking.
+  std::function<Status(const Graph&, const Node&, const DeviceLimits&)>
+      supports;
+  // Optional (sequence ops must have it): the tiling for these shapes under
+  // these limits.
+  std::function<Result<KernelTiling>(const NodeArgs&, const DeviceLimits&)>
+      plan;
+  std::function<Status(const NodeArgs&, const KernelTiling&, Recorder&)> record;
+};
+
+class KernelTable {
+ public:
+  void add(VulkanKernel kernel);  // aborts on a duplicate (a build bug)
+  const VulkanKernel* find(const std::string& domain,
+                           const std::string& op) const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, VulkanKernel> kernels_;
+};
+
+const KernelTable& kernel_table();
+
+// Helpers every kernel uses.
+// Packs 32-bit words (floats via float_word) into push-constant bytes.
+std::vector<uint8_t> push_bytes(std::initializer_list<uint32_t> words);
+// The bits of a float, for push_bytes and specialisation constants.
+uint32_t float_word(float value);
+
+}  // namespace seqrt::vulkan

@@ -1,0 +1,157 @@
+// Elementwise fp32 ops: unary ops through one shader with the op as a
+// specialisation constant, binary ops with numpy broadcasting likewise.
+#include <map>
+
+#include "backends/vulkan/kernels/kernel_util.h"
+
+namespace seqrt::vulkan {
+namespace {
+
+// Op codes of shaders/unary.comp and shaders/binary.comp.
+const std::map<std::string, uint32_t> kUnaryOps = {
+    {"Relu", 0},       {"Sigmoid", 1},   {"Tanh", 2},  {"Exp", 3},
+    {"Log", 4},        {"Neg", 5},       {"Abs", 6},   {"Sqrt", 7},
+    {"Reciprocal", 8}, {"Erf", 9},       {"Gelu", 11}, {"LeakyRelu", 13},
+    {"Elu", 14},       {"Sin", 15},      {"Cos", 16},  {"Floor", 17},
+    {"Ceil", 18},      {"Softplus", 19}, {"Sign", 21}, {"HardSigmoid", 22},
+};
+const std::map<std::string, uint32_t> kBinaryOps = {
+    {"Add", 0}, {"Sub", 1}, {"Mul", 2}, {"Div", 3},
+    {"Pow", 7}, {"Max", 5}, {"Min", 6},
+};
+
+float float_attr(const Node& node, const char* name, float fallback) {
+  const Attribute* attr = node.attr(name);
+  return attr == nullptr ? fallback : attr->as_float();
+}
+
+Status record_unary(uint32_t code, const NodeArgs& args, Recorder& recorder) {
+  const Node& node = *args.node;
+  float alpha = 0.0f, beta = 0.0f;
+  if (node.op == "LeakyRelu") alpha = float_attr(node, "alpha", 0.01f);
+  if (node.op == "Elu") alpha = float_attr(node, "alpha", 1.0f);
+  if (node.op == "HardSigmoid") {
+    alpha = float_attr(node, "alpha", 0.2f);
+    beta = float_attr(node, "beta", 0.5f);
+  }
+  // Gelu's tanh approximation has its own code (23).
+  if (node.op == "Gelu") {
+    const Attribute* approx = node.attr("approximate");
+    if (approx != nullptr && approx->as_string() == "tanh") code = 23;
+  }
+  int64_t count = element_count(args.output_dims[0]);
+  Dispatch dispatch;
+  dispatch.shader = "unary";
+  dispatch.specialization = {kLocalSize, code};
+  dispatch.push_constants = push_bytes(
+      {static_cast<uint32_t>(count), float_word(alpha), float_word(beta)});
+  dispatch.reads = {args.inputs[0]};
+  dispatch.writes = {args.outputs[0]};
+  dispatch.groups = groups_for(count, recorder.limits());
+  return recorder.dispatch(dispatch);
+}
+
+// Clip's min/max come as optional constant inputs (opset 11+).
+Status record_clip(const NodeArgs& args, Recorder& recorder) {
+  const Graph& graph = *args.graph;
+  const Node& node = *args.node;
+  float bounds[2] = {-3.402823466e38f, 3.402823466e38f};
+  for (int i = 1; i <= 2; ++i) {
+    if (static_cast<int>(node.inputs.size()) <= i ||
+        node.inputs[i] == kNoValue) {
+      continue;
+    }
+    const Tensor* bound = graph.constant(node.inputs[i]);
+    if (bound == nullptr || bound->num_elements() != 1) {
+      return unsupported("{}: the Vulkan Clip needs constant scalar bounds",
+                         node.label());
+    }
+    bounds[i - 1] = static_cast<float>(bound->element_f64(0));
+  }
+  int64_t count = element_count(args.output_dims[0]);
+  Dispatch dispatch;
+  dispatch.shader = "unary";
+  dispatch.specialization = {kLocalSize, 20};
+  dispatch.push_constants =
+      push_bytes({static_cast<uint32_t>(count), float_word(bounds[0]),
+                  float_word(bounds[1])});
+  dispatch.reads = {args.inputs[0]};
+  dispatch.writes = {args.outputs[0]};
+  dispatch.groups = groups_for(count, recorder.limits());
+  return recorder.dispatch(dispatch);
+}
+
+Status record_binary(uint32_t code, const NodeArgs& args, Recorder& recorder) {
+  const std::vector<int64_t>& out = args.output_dims[0];
+  if (out.size() > kMaxRank) {
+    return unsupported("{}: rank {} is over the Vulkan kernel's {}",
+                       args.node->label(), out.size(), kMaxRank);
+  }
+  int64_t count = element_count(out);
+  std::vector<uint32_t> words = {static_cast<uint32_t>(count),
+                                 static_cast<uint32_t>(out.size())};
+  append_padded(words, out, 1);
+  append_padded(words, broadcast_strides(args.input_dims[0], out), 0);
+  append_padded(words, broadcast_strides(args.input_dims[1], out), 0);
+  Dispatch dispatch;
+  dispatch.shader = "binary";
+  dispatch.specialization = {kLocalSize, code};
+  dispatch.push_constants = words_to_bytes(words);
+  dispatch.reads = {args.inputs[0], args.inputs[1]};
+  dispatch.writes = {args.outputs[0]};
+  dispatch.groups = groups_for(count, recorder.limits());
+  return recorder.dispatch(dispatch);
+}
+
+Status supports_f32(const Graph& graph, const Node& node, const DeviceLimits&) {
+  return require_f32(graph, node);
+}
+
+Status supports_binary(const Graph& graph, const Node& node,
+                       const DeviceLimits&) {
+  if (node.inputs.size() != 2) {
+    return unsupported("{}: the Vulkan kernel takes exactly 2 inputs, not {}",
+                       node.label(), node.inputs.size());
+  }
+  return require_f32(graph, node);
+}
+
+// Clip's bounds are f32 too but must be constants.
+Status supports_clip(const Graph& graph, const Node& node,
+                     const DeviceLimits&) {
+  if (graph.value(node.inputs[0]).dtype != DType::kF32) {
+    return require_f32(graph, node);
+  }
+  for (size_t i = 1; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] != kNoValue && !graph.is_constant(node.inputs[i])) {
+      return unsupported("{}: the Vulkan Clip needs constant bounds",
+                         node.label());
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_elementwise_kernels(KernelTable& table) {
+  for (const auto& [op, code] : kUnaryOps) {
+    uint32_t c = code;
+    table.add({kOnnxDomain, op, supports_f32, nullptr,
+               [c](const NodeArgs& args, const KernelTiling&, Recorder& r) {
+                 return record_unary(c, args, r);
+               }});
+  }
+  table.add({kOnnxDomain, "Clip", supports_clip, nullptr,
+             [](const NodeArgs& args, const KernelTiling&, Recorder& r) {
+               return record_clip(args, r);
+             }});
+  for (const auto& [op, code] : kBinaryOps) {
+    uint32_t c = code;
+    table.add({kOnnxDomain, op, supports_binary, nullptr,
+               [c](const NodeArgs& args, const KernelTiling&, Recorder& r) {
+                 return record_binary(c, args, r);
+               }});
+  }
+}
+
+}  // namespace seqrt::vulkan

@@ -1,0 +1,96 @@
+// SelectiveScan (Mamba-1, OPS.md) on Vulkan: one dispatch over all
+// channels and batch rows; the tiling (tiling.h) becomes the shader's
+// specialisation constants.
+#include "backends/vulkan/kernels/sequence_scan.h"
+
+#include "backends/vulkan/kernels/sequence_util.h"
+#include "backends/vulkan/tiling.h"
+
+namespace seqrt::vulkan {
+namespace {
+
+enum Input { kU, kDelta, kA, kB, kC, kDskip, kZ, kDeltaBias, kPastState };
+constexpr uint32_t kHasPast = 1, kHasPresent = 2, kHasSkip = 4, kHasZ = 8,
+                   kHasBias = 16, kSoftplus = 32;
+
+struct ScanDims {
+  int64_t batch, channels, length, states, groups;
+};
+
+Result<ScanDims> scan_dims(const NodeArgs& args) {
+  SEQRT_ASSIGN_OR_RETURN(auto u, dims_of(args, kU, 3, "SelectiveScan"));
+  SEQRT_ASSIGN_OR_RETURN(auto b, dims_of(args, kB, 4, "SelectiveScan"));
+  ScanDims d{u[0], u[1], u[2], b[2], b[1]};
+  if (d.groups <= 0 || d.channels % d.groups != 0) {
+    return invalid_argument(
+        "SelectiveScan (vulkan): D = {} must be a multiple of G = {}",
+        d.channels, d.groups);
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<KernelTiling> plan_selective_scan_node(const NodeArgs& args,
+                                              const DeviceLimits& limits) {
+  SEQRT_ASSIGN_OR_RETURN(ScanDims d, scan_dims(args));
+  return plan_selective_scan({d.channels / d.groups, d.states, d.length},
+                             limits);
+}
+
+Status record_selective_scan(const NodeArgs& args, const KernelTiling& tiling,
+                             Recorder& recorder,
+                             const BufferSlice* store_counter) {
+  SEQRT_ASSIGN_OR_RETURN(ScanDims d, scan_dims(args));
+  SEQRT_ASSIGN_OR_RETURN(ScanTiling t, scan_tiling_from(tiling));
+  const BufferSlice u = input_or_empty(args, kU);
+  const BufferSlice present = output_or_empty(args, 1);
+  uint32_t flags = 0;
+  if (!input_or_empty(args, kPastState).empty()) flags |= kHasPast;
+  if (!present.empty()) flags |= kHasPresent;
+  if (!input_or_empty(args, kDskip).empty()) flags |= kHasSkip;
+  if (!input_or_empty(args, kZ).empty()) flags |= kHasZ;
+  if (!input_or_empty(args, kDeltaBias).empty()) flags |= kHasBias;
+  if (int_attr(*args.node, "delta_softplus", 1) != 0) flags |= kSoftplus;
+
+  // Bindings the shader declares but this call does not use get a small
+  // scratch word it never touches.
+  SEQRT_ASSIGN_OR_RETURN(BufferSlice spare, recorder.scratch(4));
+  Dispatch dispatch;
+  dispatch.shader = "seq_selective_scan";
+  dispatch.specialization = tiling.constants;
+  dispatch.specialization.push_back(store_counter != nullptr ? 1u : 0u);
+  dispatch.push_constants = push_bytes(
+      {static_cast<uint32_t>(d.batch), static_cast<uint32_t>(d.channels),
+       static_cast<uint32_t>(d.length), static_cast<uint32_t>(d.states),
+       static_cast<uint32_t>(d.groups), flags});
+  for (size_t i = kU; i <= kPastState; ++i) {
+    dispatch.reads.push_back(or_stand_in(input_or_empty(args, i), u));
+  }
+  dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare),
+                     or_stand_in(present, spare),
+                     store_counter != nullptr ? *store_counter : spare};
+  dispatch.groups = {static_cast<uint32_t>(d.channels / t.channels),
+                     static_cast<uint32_t>(d.batch), 1};
+  SEQRT_RETURN_IF_ERROR(
+      check_groups(dispatch.groups, recorder.limits(), "SelectiveScan"));
+  return recorder.dispatch(dispatch);
+}
+
+void register_sequence_scan_kernels(KernelTable& table) {
+  VulkanKernel kernel;
+  kernel.domain = kSeqrtDomain;
+  kernel.op = "SelectiveScan";
+  kernel.supports = [](const Graph& graph, const Node& node,
+                       const DeviceLimits&) {
+    return require_fp32(graph, node, "SelectiveScan");
+  };
+  kernel.plan = plan_selective_scan_node;
+  kernel.record = [](const NodeArgs& args, const KernelTiling& tiling,
+                     Recorder& recorder) {
+    return record_selective_scan(args, tiling, recorder, nullptr);
+  };
+  table.add(std::move(kernel));
+}
+
+}  // namespace seqrt::vulkan

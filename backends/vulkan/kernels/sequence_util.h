@@ -1,0 +1,37 @@
+// Pieces every sequence-op kernel of the Vulkan backend shares: the fp32
+// check, reading attributes, and binding absent optional inputs (the
+// shaders always declare every binding; an absent one gets a stand-in the
+// shader never reads, told apart by a flag in the push constants).
+#pragma once
+
+#include <string>
+
+#include "backends/vulkan/kernel.h"
+
+namespace seqrt::vulkan {
+
+// kUnsupported naming the first input or output of `node` that is present
+// and not fp32.
+Status require_fp32(const Graph& graph, const Node& node,
+                    const std::string& what);
+
+int64_t int_attr(const Node& node, const std::string& name, int64_t fallback);
+std::string string_attr(const Node& node, const std::string& name,
+                        const std::string& fallback);
+
+// The i-th input, or an empty slice when absent / out of range.
+BufferSlice input_or_empty(const NodeArgs& args, size_t i);
+// The i-th output, or an empty slice when not requested.
+BufferSlice output_or_empty(const NodeArgs& args, size_t i);
+// `slice`, or `stand_in` when `slice` is empty.
+BufferSlice or_stand_in(const BufferSlice& slice, const BufferSlice& stand_in);
+
+// The dims of input i, or an error naming the op when it has not `rank`.
+Result<std::vector<int64_t>> dims_of(const NodeArgs& args, size_t i,
+                                     size_t rank, const std::string& what);
+
+// kInvalidArgument when a grid dimension exceeds the device's limit.
+Status check_groups(const std::array<uint32_t, 3>& groups,
+                    const DeviceLimits& limits, const std::string& what);
+
+}  // namespace seqrt::vulkan

@@ -1,0 +1,81 @@
+// The recorder kernels write into, and the program it makes: a command
+// buffer recorded once (per input-shape signature) and replayed each run.
+// Steps are collected first and recorded at finish(), when the number of
+// descriptor sets is known; barriers are placed as steps are added.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "backends/vulkan/kernel.h"
+#include "backends/vulkan/memory.h"
+#include "backends/vulkan/pipelines.h"
+
+namespace seqrt::vulkan {
+
+// A recorded command buffer and everything it refers to that it owns.
+class Program {
+ public:
+  Program(std::shared_ptr<Device> device) : device_(std::move(device)) {}
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  // Submits the commands and waits for them.
+  Status run(const char* doing) const;
+  int dispatches() const { return dispatches_; }
+  int barriers() const { return barriers_; }
+
+ private:
+  friend class CommandRecorder;
+  std::shared_ptr<Device> device_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer commands_ = VK_NULL_HANDLE;
+  VkDescriptorPool descriptors_ = VK_NULL_HANDLE;
+  std::vector<std::unique_ptr<Allocation>> scratch_;
+  int dispatches_ = 0;
+  int barriers_ = 0;
+};
+
+class CommandRecorder : public Recorder {
+ public:
+  CommandRecorder(std::shared_ptr<Device> device, Pipelines& pipelines,
+                  Allocator& allocator);
+
+  const DeviceLimits& limits() const override { return device_->limits(); }
+  Status dispatch(const Dispatch& dispatch) override;
+  Result<BufferSlice> scratch(VkDeviceSize bytes) override;
+  Status copy(const BufferSlice& src, const BufferSlice& dst) override;
+  Status fill(const BufferSlice& dst, uint32_t word) override;
+
+  // Records every step into a new command buffer; the recorder is spent.
+  Result<std::unique_ptr<Program>> finish();
+
+  // Counts so far (tests check barrier placement).
+  int barrier_count() const;
+
+ private:
+  enum class Kind { kDispatch, kCopy, kFill, kBarrier };
+  struct Step {
+    Kind kind;
+    Pipeline pipeline;
+    std::vector<uint8_t> push;
+    std::vector<BufferSlice> bindings;
+    std::array<uint32_t, 3> groups{};
+    BufferSlice src, dst;
+    uint32_t word = 0;
+  };
+  // Adds a barrier when `reads`/`writes` touch a range in flight, then
+  // marks them in flight.
+  void order(const std::vector<BufferSlice>& reads,
+             const std::vector<BufferSlice>& writes);
+
+  std::shared_ptr<Device> device_;
+  Pipelines& pipelines_;
+  Allocator& allocator_;
+  std::vector<Step> steps_;
+  std::vector<BufferSlice> written_, read_;  // since the last barrier
+  std::unique_ptr<Program> program_;
+};
+
+}  // namespace seqrt::vulkan

@@ -1,0 +1,356 @@
+// SelectiveScan, CausalConvWithState and Retention on a Vulkan device (lavapipe
+// in CI) against the reference kernels, with the shared-memory limit forced to
+// 16, 32 and 48 KiB and subgroup operations on and off, plus the whole-vs-parts
+// equivalence and the scan's state-store count.
+#include <gtest/gtest.h>
+
+#include "backends/vulkan/kernels/sequence_scan.h"
+#include "backends/vulkan/kernels/sequence_testing.h"
+#include "ops/op_test_util.h"
+#include "ops/sequence/scan_test_util.h"
+
+namespace seqrt::vulkan {
+namespace {
+
+using scan_testing::slice_axis;
+using scan_testing::uniform;
+using sequence_testing::TestRecorder;
+
+struct DeviceConfig {
+  uint32_t shared_kib;
+  bool subgroup;
+};
+
+const DeviceConfig kConfigs[] = {{16, true},  {32, true},  {48, true},
+                                 {16, false}, {32, false}, {48, false}};
+
+// One device per configuration, opened with the validation layers.
+class Devices {
+ public:
+  static Result<std::shared_ptr<Device>> get(const DeviceConfig& config) {
+    VulkanOptions options;
+    options.shared_limit_bytes = config.shared_kib * 1024;
+    options.disable_subgroup_ops = !config.subgroup;
+    options.validation = true;
+    return Device::open(options);
+  }
+};
+
+struct DeviceRun {
+  std::vector<Tensor> outputs;
+  KernelTiling tiling;
+  uint32_t state_stores = 0;
+  int dispatches = 0;
+};
+
+// Plans and records one node on `device`, runs it, reads the outputs back
+// (with the dims the reference gave). `count_stores` turns on the scan's
+// debug store counter.
+Result<DeviceRun> run_on_device(
+    std::shared_ptr<Device> device, const std::string& domain,
+    const std::string& op, const std::vector<Tensor>& inputs,
+    const AttrMap& attrs, const std::vector<Tensor>& want,
+    bool count_stores = false, const DeviceLimits* plan_limits = nullptr) {
+  auto pipelines = std::make_shared<Pipelines>(device);
+  SEQRT_ASSIGN_OR_RETURN(auto recorder,
+                         TestRecorder::create(device, pipelines));
+  std::vector<bool> present;
+  for (const Tensor& t : inputs) present.push_back(!t.empty());
+  Node node = op_testing::make_node(op, attrs, present, want.size());
+  node.domain = domain;
+  NodeArgs args;
+  args.node = &node;
+  for (const Tensor& t : inputs) {
+    SEQRT_ASSIGN_OR_RETURN(BufferSlice slice, recorder->upload(t));
+    args.inputs.push_back(slice);
+    args.input_dims.push_back(t.dims());
+    args.input_dtypes.push_back(t.empty() ? DType::kUndefined : DType::kF32);
+  }
+  for (const Tensor& t : want) {
+    SEQRT_ASSIGN_OR_RETURN(BufferSlice slice,
+                           recorder->allocate(t.byte_size()));
+    args.outputs.push_back(slice);
+    args.output_dims.push_back(t.dims());
+    args.output_dtypes.push_back(DType::kF32);
+  }
+  const VulkanKernel* kernel = kernel_table().find(domain, op);
+  if (kernel == nullptr) return not_found("no Vulkan kernel for {}", op);
+  DeviceRun run;
+  SEQRT_ASSIGN_OR_RETURN(
+      run.tiling,
+      kernel->plan(args,
+                   plan_limits != nullptr ? *plan_limits : device->limits()));
+  BufferSlice counter;
+  if (count_stores) {
+    SEQRT_ASSIGN_OR_RETURN(counter, recorder->allocate(4));
+    SEQRT_RETURN_IF_ERROR(
+        record_selective_scan(args, run.tiling, *recorder, &counter));
+  } else {
+    SEQRT_RETURN_IF_ERROR(kernel->record(args, run.tiling, *recorder));
+  }
+  SEQRT_RETURN_IF_ERROR(recorder->run());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor out,
+                           recorder->download(args.outputs[i], want[i].dims()));
+    run.outputs.push_back(std::move(out));
+  }
+  if (count_stores) run.state_stores = recorder->word(counter);
+  run.dispatches = recorder->dispatches();
+  return run;
+}
+
+// Reference vs device for every configuration; returns the tilings used.
+std::vector<KernelTiling> expect_matches_reference(
+    const std::string& domain, const std::string& op,
+    const std::vector<Tensor>& inputs, const AttrMap& attrs, double tol) {
+  std::vector<KernelTiling> tilings;
+  auto want = scan_testing::run_op(domain, op, inputs, attrs);
+  EXPECT_TRUE(want.is_ok()) << want.status().to_string();
+  if (!want.is_ok()) return tilings;
+  for (const DeviceConfig& config : kConfigs) {
+    SCOPED_TRACE(testing::Message()
+                 << config.shared_kib << " KiB, subgroup " << config.subgroup);
+    auto device = Devices::get(config);
+    if (!device.is_ok()) {
+      ADD_FAILURE() << device.status().to_string();
+      return tilings;
+    }
+    auto got = run_on_device(*device, domain, op, inputs, attrs, *want);
+    EXPECT_TRUE(got.is_ok()) << got.status().to_string();
+    if (!got.is_ok()) return tilings;
+    EXPECT_LE(got->tiling.shared_bytes, config.shared_kib * 1024u);
+    for (size_t i = 0; i < want->size(); ++i) {
+      scan_testing::expect_close(got->outputs[i], (*want)[i], tol,
+                                 "output " + std::to_string(i));
+    }
+    EXPECT_EQ((*device)->validation_messages(), 0)
+        << ((*device)->validation_log().empty()
+                ? ""
+                : (*device)->validation_log().front());
+    tilings.push_back(got->tiling);
+  }
+  return tilings;
+}
+
+class VulkanSequence : public testing::Test {
+ protected:
+  void SetUp() override {
+    auto device = Devices::get({48, true});
+    if (!device.is_ok()) {
+      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
+    }
+  }
+};
+
+std::vector<Tensor> scan_inputs(int64_t b, int64_t d, int64_t l, int64_t n,
+                                int64_t g, bool optional) {
+  std::vector<Tensor> in = {
+      uniform({b, d, l}, 1, -1, 1), uniform({b, d, l}, 2, -2, 1),
+      uniform({d, n}, 3, -1.5, -0.1), uniform({b, g, n, l}, 4, -1, 1),
+      uniform({b, g, n, l}, 5, -1, 1)};
+  if (optional) {
+    in.push_back(uniform({d}, 6, -1, 1));
+    in.push_back(uniform({b, d, l}, 7, -2, 2));
+    in.push_back(uniform({d}, 8, -0.5, 0.5));
+    in.push_back(uniform({b, d, n}, 9, -1, 1));
+  }
+  return in;
+}
+
+TEST_F(VulkanSequence, SelectiveScanMatchesReferenceAtEveryLimit) {
+  auto tilings =
+      expect_matches_reference(kSeqrtDomain, "SelectiveScan",
+                               scan_inputs(2, 8, 37, 64, 2, true), {}, 1e-4);
+  ASSERT_EQ(tilings.size(), 6u);
+  // The limits really change the tiling (16 KiB gets a shorter tile).
+  EXPECT_NE(tilings[0].constants, tilings[2].constants);
+}
+
+TEST_F(VulkanSequence, SelectiveScanWithoutOptionalInputs) {
+  expect_matches_reference(kSeqrtDomain, "SelectiveScan",
+                           scan_inputs(1, 4, 19, 16, 1, false),
+                           {{"delta_softplus", int64_t{0}}}, 1e-4);
+}
+
+TEST_F(VulkanSequence, SelectiveScanStepEqualsReference) {
+  expect_matches_reference(kSeqrtDomain, "SelectiveScan",
+                           scan_inputs(2, 6, 1, 24, 2, true), {}, 1e-4);
+}
+
+TEST_F(VulkanSequence, SelectiveScanWholeEqualsPartsWithCarriedState) {
+  auto device = Devices::get({32, true});
+  ASSERT_TRUE(device.is_ok());
+  std::vector<Tensor> whole = scan_inputs(1, 4, 20, 16, 1, true);
+  auto want = scan_testing::run_op(kSeqrtDomain, "SelectiveScan", whole, {});
+  ASSERT_TRUE(want.is_ok());
+  auto full =
+      run_on_device(*device, kSeqrtDomain, "SelectiveScan", whole, {}, *want);
+  ASSERT_TRUE(full.is_ok()) << full.status().to_string();
+  // Tokens 0..11, then 12..19 from the state the first part left.
+  Tensor state = whole[8];
+  std::vector<Tensor> y_parts;
+  for (auto [begin, end] : {std::pair<int64_t, int64_t>{0, 12}, {12, 20}}) {
+    std::vector<Tensor> part = whole;
+    for (size_t i : {0, 1, 6}) part[i] = slice_axis(whole[i], 2, begin, end);
+    for (size_t i : {3, 4}) part[i] = slice_axis(whole[i], 3, begin, end);
+    part[8] = state;
+    auto want_part =
+        scan_testing::run_op(kSeqrtDomain, "SelectiveScan", part, {});
+    ASSERT_TRUE(want_part.is_ok());
+    auto got = run_on_device(*device, kSeqrtDomain, "SelectiveScan", part, {},
+                             *want_part);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    y_parts.push_back(got->outputs[0]);
+    state = got->outputs[1];
+  }
+  scan_testing::expect_close(state, full->outputs[1], 1e-5, "final state");
+  scan_testing::expect_close(slice_axis(full->outputs[0], 2, 0, 12), y_parts[0],
+                             1e-5, "y first part");
+  scan_testing::expect_close(slice_axis(full->outputs[0], 2, 12, 20),
+                             y_parts[1], 1e-5, "y second part");
+}
+
+TEST_F(VulkanSequence, SelectiveScanStoresItsStateOncePerPass) {
+  for (const DeviceConfig& config :
+       {DeviceConfig{16, false}, DeviceConfig{48, true}}) {
+    auto device = Devices::get(config);
+    ASSERT_TRUE(device.is_ok());
+    const int64_t b = 2, d = 8, l = 45, n = 64;
+    std::vector<Tensor> in = scan_inputs(b, d, l, n, 2, true);
+    auto want = scan_testing::run_op(kSeqrtDomain, "SelectiveScan", in, {});
+    ASSERT_TRUE(want.is_ok());
+    auto got = run_on_device(*device, kSeqrtDomain, "SelectiveScan", in, {},
+                             *want, /*count_stores=*/true);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    // One store per state element for the whole pass of 45 tokens, not
+    // one per token (which would be 45 times as many).
+    EXPECT_EQ(got->state_stores, static_cast<uint32_t>(b * d * n));
+    scan_testing::expect_close(got->outputs[1], (*want)[1], 1e-4, "state");
+  }
+}
+
+TEST_F(VulkanSequence, ScanStateInSharedMemoryGivesTheSameResults) {
+  // Planned for a device with 4 invocations per workgroup: 128 states
+  // need 32 per invocation, over the register budget, so the state lives
+  // in shared memory.
+  auto device = Devices::get({32, false});
+  ASSERT_TRUE(device.is_ok());
+  DeviceLimits few = (*device)->limits();
+  few.max_invocations = 4;
+  std::vector<Tensor> in = scan_inputs(1, 4, 23, 128, 1, true);
+  auto want = scan_testing::run_op(kSeqrtDomain, "SelectiveScan", in, {});
+  ASSERT_TRUE(want.is_ok());
+  auto got = run_on_device(*device, kSeqrtDomain, "SelectiveScan", in, {},
+                           *want, /*count_stores=*/true, &few);
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  EXPECT_EQ(got->tiling.state_place, "shared memory");
+  EXPECT_EQ(got->state_stores, 4u * 128u);
+  for (size_t i = 0; i < want->size(); ++i) {
+    scan_testing::expect_close(got->outputs[i], (*want)[i], 1e-4,
+                               "output " + std::to_string(i));
+  }
+  EXPECT_EQ((*device)->validation_messages(), 0);
+}
+
+TEST_F(VulkanSequence, CausalConvMatchesReferenceAtEveryLimit) {
+  const int64_t b = 2, c = 5, l = 37, k = 4;
+  std::vector<Tensor> in = {
+      uniform({b, c, l}, 11, -1, 1), uniform({c, 1, k}, 12, -1, 1),
+      uniform({c}, 13, -1, 1), uniform({b, c, k - 1}, 14, -1, 1)};
+  expect_matches_reference(kOnnxDomain, "CausalConvWithState", in,
+                           {{"activation", std::string("silu")}}, 1e-5);
+  in[3] = Tensor();
+  in[2] = Tensor();
+  expect_matches_reference(kOnnxDomain, "CausalConvWithState", in, {}, 1e-5);
+}
+
+TEST_F(VulkanSequence, CausalConvPrefillThenStepsEqualsWhole) {
+  auto device = Devices::get({16, false});
+  ASSERT_TRUE(device.is_ok());
+  const int64_t b = 2, c = 3, l = 9, k = 4;
+  std::vector<Tensor> whole = {
+      uniform({b, c, l}, 41, -1, 1), uniform({c, 1, k}, 42, -1, 1),
+      uniform({c}, 43, -1, 1), uniform({b, c, k - 1}, 44, -1, 1)};
+  const AttrMap attrs = {{"activation", std::string("silu")}};
+  auto want =
+      scan_testing::run_op(kOnnxDomain, "CausalConvWithState", whole, attrs);
+  ASSERT_TRUE(want.is_ok());
+  Tensor state = whole[3];
+  // A prefill of 5 tokens, then single-token steps.
+  for (auto [begin, end] :
+       {std::pair<int64_t, int64_t>{0, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}}) {
+    std::vector<Tensor> part = whole;
+    part[0] = slice_axis(whole[0], 2, begin, end);
+    part[3] = state;
+    auto want_part =
+        scan_testing::run_op(kOnnxDomain, "CausalConvWithState", part, attrs);
+    ASSERT_TRUE(want_part.is_ok());
+    auto got = run_on_device(*device, kOnnxDomain, "CausalConvWithState", part,
+                             attrs, *want_part);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    scan_testing::expect_close(got->outputs[0],
+                               slice_axis((*want)[0], 2, begin, end), 1e-5,
+                               "tokens from " + std::to_string(begin));
+    state = got->outputs[1];
+  }
+  scan_testing::expect_close(state, (*want)[1], 0, "final state");
+}
+
+TEST_F(VulkanSequence, CausalConvShortInputKeepsPartOfThePastState) {
+  // L = 2 < k - 1 = 4: the new state is two old values and the two inputs.
+  const int64_t b = 1, c = 3, l = 2, k = 5;
+  std::vector<Tensor> in = {uniform({b, c, l}, 21, -1, 1),
+                            uniform({c, 1, k}, 22, -1, 1), Tensor(),
+                            uniform({b, c, k - 1}, 24, -1, 1)};
+  expect_matches_reference(kOnnxDomain, "CausalConvWithState", in, {}, 1e-5);
+}
+
+std::vector<Tensor> retention_inputs(int64_t b, int64_t h, int64_t t,
+                                     int64_t dk, int64_t dv) {
+  return {uniform({b, h, t, dk}, 31, -1, 1), uniform({b, h, t, dk}, 32, -1, 1),
+          uniform({b, h, t, dv}, 33, -1, 1),
+          uniform({b, h, dk, dv}, 34, -1, 1)};
+}
+
+TEST_F(VulkanSequence, RetentionMatchesReferenceAtEveryLimit) {
+  // dk = 40 splits the state rows over invocations; dk != dv.
+  expect_matches_reference(kSeqrtDomain, "Retention",
+                           retention_inputs(1, 2, 29, 40, 12), {}, 1e-4);
+  expect_matches_reference(
+      kSeqrtDomain, "Retention", retention_inputs(2, 2, 1, 8, 8),
+      {{"gammas", std::vector<float>{0.5f, 0.99f}}, {"scale", 0.25f}}, 1e-4);
+}
+
+TEST_F(VulkanSequence, RetentionPrefillThenStepsEqualsWhole) {
+  auto device = Devices::get({16, true});
+  ASSERT_TRUE(device.is_ok());
+  std::vector<Tensor> whole = retention_inputs(1, 2, 7, 24, 8);
+  auto want = scan_testing::run_op(kSeqrtDomain, "Retention", whole, {});
+  ASSERT_TRUE(want.is_ok());
+  Tensor state = whole[3];
+  for (auto [begin, end] :
+       {std::pair<int64_t, int64_t>{0, 5}, {5, 6}, {6, 7}}) {
+    std::vector<Tensor> part = whole;
+    for (size_t i : {0, 1, 2}) part[i] = slice_axis(whole[i], 2, begin, end);
+    part[3] = state;
+    auto want_part = scan_testing::run_op(kSeqrtDomain, "Retention", part, {});
+    ASSERT_TRUE(want_part.is_ok());
+    auto got =
+        run_on_device(*device, kSeqrtDomain, "Retention", part, {}, *want_part);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    scan_testing::expect_close(got->outputs[0],
+                               slice_axis((*want)[0], 2, begin, end), 1e-4,
+                               "tokens from " + std::to_string(begin));
+    state = got->outputs[1];
+  }
+  scan_testing::expect_close(state, (*want)[1], 1e-4, "final state");
+}
+
+TEST_F(VulkanSequence, RetentionWithoutPastState) {
+  std::vector<Tensor> in = retention_inputs(1, 3, 17, 16, 8);
+  in.pop_back();
+  expect_matches_reference(kSeqrtDomain, "Retention", in, {}, 1e-4);
+}
+
+}  // namespace
+}  // namespace seqrt::vulkan

@@ -1,0 +1,148 @@
+#include "backends/vulkan/vulkan_backend.h"
+
+#include <fmt/format.h>
+
+#include "backends/vulkan/executable.h"
+#include "backends/vulkan/kernels/kernel_util.h"
+#include "graph/verifier.h"
+#include "ops/infer_graph.h"
+
+namespace seqrt {
+namespace {
+
+using vulkan::DeviceContext;
+using vulkan::VulkanKernel;
+
+// Block size of the sub-allocator: large enough that a model needs a few.
+constexpr VkDeviceSize kBlockBytes = 64ull << 20;
+
+Status node_supported(const Graph& graph, const Node& node,
+                      const vulkan::DeviceLimits& limits) {
+  for (const auto& [name, attr] : node.attrs) {
+    if (attr.type() == AttrType::kGraph) {
+      return unsupported(
+          "{}: ops with subgraphs (control flow) run on the host; the Vulkan "
+          "backend records fixed command buffers",
+          node.label());
+    }
+  }
+  const VulkanKernel* kernel =
+      vulkan::kernel_table().find(node.domain, node.op);
+  if (kernel == nullptr) {
+    return unsupported("{}: the Vulkan backend has no kernel for this op",
+                       node.label());
+  }
+  if (kernel->supports) return kernel->supports(graph, node, limits);
+  return vulkan::require_all_f32(graph, node);
+}
+
+// A device buffer handed out by allocate(): the Allocation lives on the heap.
+struct HeldBuffer {
+  std::unique_ptr<vulkan::Allocation> allocation;
+};
+
+class VulkanBackend : public Backend {
+ public:
+  explicit VulkanBackend(DeviceContext context)
+      : context_(std::move(context)) {}
+
+  const DeviceInfo& device_info() const override {
+    return context_.device->info();
+  }
+
+  Status supports(const Graph& graph, const Node& node) const override {
+    return node_supported(graph, node, context_.device->limits());
+  }
+
+  Result<std::unique_ptr<Executable>> compile(
+      const Graph& graph, const CompileOptions& options) override {
+    SEQRT_RETURN_IF_ERROR(verify_graph(graph));
+    SEQRT_RETURN_IF_ERROR(check_ops(graph));
+    std::vector<std::string> lines;
+    for (const Node& node : graph.nodes) {
+      Status status = supports(graph, node);
+      if (!status.is_ok()) lines.push_back(status.message());
+    }
+    if (!lines.empty()) {
+      return unsupported("the Vulkan backend cannot run {} node(s): {}",
+                         lines.size(), fmt::join(lines, "; "));
+    }
+    SEQRT_ASSIGN_OR_RETURN(
+        std::unique_ptr<vulkan::VulkanExecutable> executable,
+        vulkan::VulkanExecutable::create(context_, graph, options));
+    return std::unique_ptr<Executable>(std::move(executable));
+  }
+
+  Result<DeviceBuffer> allocate(size_t bytes) override {
+    SEQRT_ASSIGN_OR_RETURN(
+        std::unique_ptr<vulkan::Allocation> allocation,
+        context_.allocator->allocate(bytes, vulkan::MemoryPlace::kDevice,
+                                     "allocating a device buffer"));
+    auto* held = new HeldBuffer{std::move(allocation)};
+    return DeviceBuffer{held, bytes};
+  }
+
+  void release(DeviceBuffer& buffer) override {
+    delete static_cast<HeldBuffer*>(buffer.data);
+    buffer = DeviceBuffer{};
+  }
+
+  Status copy_to_device(DeviceBuffer& dst, const void* src,
+                        size_t bytes) override {
+    SEQRT_RETURN_IF_ERROR(check_size(dst, bytes));
+    return vulkan::upload(context_, slice_of(dst), src, bytes,
+                          "copying to the device");
+  }
+
+  Status copy_to_host(void* dst, const DeviceBuffer& src,
+                      size_t bytes) override {
+    SEQRT_RETURN_IF_ERROR(check_size(src, bytes));
+    return vulkan::download(context_, slice_of(src), dst, bytes,
+                            "copying to the host");
+  }
+
+  // Every transfer and run waits for its fence, so nothing is in flight.
+  Status synchronize() override { return Status::ok(); }
+
+  const DeviceContext& context() const { return context_; }
+
+ private:
+  static Status check_size(const DeviceBuffer& buffer, size_t bytes) {
+    if (buffer.data == nullptr || bytes > buffer.bytes) {
+      return invalid_argument(
+          "vulkan: copy of {} bytes with a device buffer of {} bytes", bytes,
+          buffer.bytes);
+    }
+    return Status::ok();
+  }
+  static vulkan::BufferSlice slice_of(const DeviceBuffer& buffer) {
+    return static_cast<HeldBuffer*>(buffer.data)->allocation->slice();
+  }
+
+  DeviceContext context_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> create_vulkan_backend(
+    const vulkan::VulkanOptions& options) {
+  DeviceContext context;
+  SEQRT_ASSIGN_OR_RETURN(context.device, vulkan::Device::open(options));
+  context.allocator =
+      std::make_shared<vulkan::Allocator>(context.device, kBlockBytes);
+  context.pipelines = std::make_shared<vulkan::Pipelines>(context.device);
+  return std::unique_ptr<Backend>(new VulkanBackend(std::move(context)));
+}
+
+Result<std::unique_ptr<Backend>> create_vulkan_backend_from_env() {
+  return create_vulkan_backend(vulkan::VulkanOptions{});
+}
+
+namespace vulkan {
+std::shared_ptr<Device> device_of(Backend& backend) {
+  auto* vulkan = dynamic_cast<VulkanBackend*>(&backend);
+  return vulkan == nullptr ? nullptr : vulkan->context().device;
+}
+}  // namespace vulkan
+
+}  // namespace seqrt

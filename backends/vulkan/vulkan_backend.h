@@ -1,0 +1,24 @@
+// The Vulkan backend (DESIGN.md §6; backends/vulkan/README.md).
+#pragma once
+
+#include <memory>
+
+#include "backends/backend.h"
+#include "backends/vulkan/device.h"
+
+namespace seqrt {
+
+// Opens the device the options (and SEQRT_VULKAN_* variables) choose; an
+// error, never an abort, when Vulkan or a usable device is missing.
+Result<std::unique_ptr<Backend>> create_vulkan_backend(
+    const vulkan::VulkanOptions& options);
+// The registry's form: options from the environment only.
+Result<std::unique_ptr<Backend>> create_vulkan_backend_from_env();
+
+namespace vulkan {
+// The device behind a backend made by create_vulkan_backend (tests read
+// its validation count and inject faults through it); null for others.
+std::shared_ptr<Device> device_of(Backend& backend);
+}  // namespace vulkan
+
+}  // namespace seqrt
