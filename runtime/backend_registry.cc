@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include "backends/reference/reference_backend.h"
+#include "runtime/cuda_plugin.h"
 #ifdef SEQRT_HAVE_CPU_BACKEND
 #include "backends/cpu/cpu_backend.h"
+#endif
+#ifdef SEQRT_HAVE_VULKAN_BACKEND
+#include "backends/vulkan/vulkan_backend.h"
 #endif
 
 namespace seqrt {
@@ -13,6 +17,8 @@ namespace {
 struct BackendEntry {
   const char* name;
   std::unique_ptr<Backend> (*create)();
+  // Set instead of `create` by backends whose device may be missing.
+  Result<std::unique_ptr<Backend>> (*create_checked)() = nullptr;
 };
 
 // One line per backend compiled into this build (CMake options
@@ -23,6 +29,9 @@ const std::vector<BackendEntry>& entries() {
 #ifdef SEQRT_HAVE_CPU_BACKEND
       {"cpu", &create_cpu_backend},
 #endif
+#ifdef SEQRT_HAVE_VULKAN_BACKEND
+      {"vulkan", nullptr, &create_vulkan_backend_from_env},
+#endif
   };
   return list;
 }
@@ -32,12 +41,17 @@ const std::vector<BackendEntry>& entries() {
 std::vector<std::string> compiled_backends() {
   std::vector<std::string> names;
   for (const BackendEntry& entry : entries()) names.push_back(entry.name);
+  // CUDA is a plugin loaded at run time (runtime/cuda_plugin.h).
+  if (cuda_plugin_built()) names.push_back("cuda");
   return names;
 }
 
 Result<std::unique_ptr<Backend>> create_backend(const std::string& name) {
+  if (name == "cuda") return load_cuda_backend();
   for (const BackendEntry& entry : entries()) {
-    if (name == entry.name) return entry.create();
+    if (name != entry.name) continue;
+    if (entry.create_checked != nullptr) return entry.create_checked();
+    return entry.create();
   }
   return not_found("no backend '{}' in this build; available: {}", name,
                    fmt::join(compiled_backends(), ", "));

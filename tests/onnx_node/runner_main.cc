@@ -217,6 +217,15 @@ int main(int argc, char** argv) {
                       options.backend, fmt::join(compiled, ", ")));
     }
     backends = {options.backend};
+    // A backend with no device on this machine (no GPU, no driver) skips
+    // the whole run with its reason instead of failing every test.
+    auto probe = seqrt::create_backend(options.backend);
+    if (!probe.is_ok() &&
+        probe.status().code() == seqrt::StatusCode::kUnsupported) {
+      fmt::print("skipped: backend '{}' is not available here: {}\n",
+                 options.backend, probe.status().message());
+      return kNoTests;
+    }
   }
   std::vector<ExpectedFailures> lists;
   for (const std::string& backend : backends) {

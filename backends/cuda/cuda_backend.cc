@@ -1,0 +1,157 @@
+#include "backends/cuda/cuda_backend.h"
+
+#include <fmt/format.h>
+
+#include "backends/cuda/cuda_context.h"
+#include "backends/cuda/cuda_status.h"
+#include "backends/cuda/kernel_table.h"
+#include "graph/verifier.h"
+#include "ops/infer_graph.h"
+#include "ops/interpreter.h"
+
+namespace seqrt::cuda {
+namespace {
+
+Status node_supported(const Graph& graph, const Node& node) {
+  const CudaKernel* kernel = find_cuda_kernel(node.domain, node.op);
+  if (kernel == nullptr) {
+    return unsupported("{}: the cuda backend has no kernel for this op",
+                       node.label());
+  }
+  for (const auto& [name, attr] : node.attrs) {
+    if (attr.type() == AttrType::kGraph) {
+      return unsupported("{}: the cuda backend runs no subgraphs",
+                         node.label());
+    }
+  }
+  return kernel->supports(graph, node);
+}
+
+// The graph's schedule with each node's kernel bound to the context; runs
+// node by node, one at a time per context.
+class CudaExecutable : public Executable {
+ public:
+  CudaExecutable(Graph graph, std::shared_ptr<CudaContext> context)
+      : graph_(std::move(graph)), context_(std::move(context)) {}
+
+  Status prepare() {
+    SEQRT_ASSIGN_OR_RETURN(schedule_, schedule_graph(graph_));
+    for (const Node& node : graph_.nodes) {
+      const CudaKernel* kernel = find_cuda_kernel(node.domain, node.op);
+      CudaContext* context = context_.get();
+      kernels_.push_back([kernel, context](KernelContext& ctx) {
+        return kernel->run(ctx, *context);
+      });
+    }
+    return Status::ok();
+  }
+
+  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
+    std::lock_guard<std::mutex> lock(context_->mutex());
+    SEQRT_RETURN_IF_ERROR(context_->activate());
+    InterpretOptions options;
+    options.schedule = &schedule_;
+    options.kernels = &kernels_;
+    auto no_subgraphs = [](const Node& node,
+                           const OpSchema&) -> Result<KernelFn> {
+      return unsupported("{}: the cuda backend runs no subgraphs",
+                         node.label());
+    };
+    return interpret_graph(graph_, std::move(inputs), no_subgraphs, nullptr,
+                           options);
+  }
+
+ private:
+  Graph graph_;
+  std::shared_ptr<CudaContext> context_;
+  Schedule schedule_;
+  std::vector<KernelFn> kernels_;
+};
+
+class CudaBackend : public Backend {
+ public:
+  explicit CudaBackend(std::shared_ptr<CudaContext> context)
+      : context_(std::move(context)) {}
+
+  const DeviceInfo& device_info() const override { return context_->info(); }
+
+  Status supports(const Graph& graph, const Node& node) const override {
+    return node_supported(graph, node);
+  }
+
+  Result<std::unique_ptr<Executable>> compile(const Graph& graph,
+                                              const CompileOptions&) override {
+    SEQRT_RETURN_IF_ERROR(verify_graph(graph));
+    SEQRT_RETURN_IF_ERROR(check_ops(graph));
+    std::vector<std::string> lines;
+    for (const Node& node : graph.nodes) {
+      Status status = node_supported(graph, node);
+      if (!status.is_ok()) lines.push_back(status.message());
+    }
+    if (!lines.empty()) {
+      return unsupported("the cuda backend cannot run {} node(s): {}",
+                         lines.size(), fmt::join(lines, "; "));
+    }
+    auto executable = std::make_unique<CudaExecutable>(graph, context_);
+    SEQRT_RETURN_IF_ERROR(executable->prepare());
+    return std::unique_ptr<Executable>(std::move(executable));
+  }
+
+  Result<DeviceBuffer> allocate(size_t bytes) override {
+    SEQRT_RETURN_IF_ERROR(context_->activate());
+    SEQRT_ASSIGN_OR_RETURN(void* data, device_malloc(bytes, "a buffer"));
+    return DeviceBuffer{data, bytes};
+  }
+
+  void release(DeviceBuffer& buffer) override {
+    device_free(buffer.data);
+    buffer = DeviceBuffer{};
+  }
+
+  Status copy_to_device(DeviceBuffer& dst, const void* src,
+                        size_t bytes) override {
+    if (bytes > dst.bytes) {
+      return invalid_argument(
+          "cuda backend: copy of {} bytes into a {}-byte "
+          "buffer",
+          bytes, dst.bytes);
+    }
+    SEQRT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(dst.data, src, bytes, cudaMemcpyHostToDevice),
+        "copy to the device");
+    return Status::ok();
+  }
+
+  Status copy_to_host(void* dst, const DeviceBuffer& src,
+                      size_t bytes) override {
+    if (bytes > src.bytes) {
+      return invalid_argument(
+          "cuda backend: copy of {} bytes from a {}-byte "
+          "buffer",
+          bytes, src.bytes);
+    }
+    SEQRT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(dst, src.data, bytes, cudaMemcpyDeviceToHost),
+        "copy to the host");
+    return Status::ok();
+  }
+
+  Status synchronize() override {
+    SEQRT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context_->stream()),
+                               "synchronize");
+    return Status::ok();
+  }
+
+ private:
+  std::shared_ptr<CudaContext> context_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> create_cuda_backend(int device) {
+  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<CudaContext> context,
+                         CudaContext::create(device));
+  return std::unique_ptr<Backend>(new CudaBackend(std::move(context)));
+}
+
+}  // namespace seqrt::cuda

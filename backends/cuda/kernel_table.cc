@@ -1,0 +1,432 @@
+#include "backends/cuda/kernel_table.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <cmath>
+
+#include "backends/cuda/cuda_status.h"
+#include "backends/cuda/kernels/attention.h"
+#include "backends/cuda/kernels/elementwise.h"
+#include "backends/cuda/kernels/gemm.h"
+#include "backends/cuda/kernels/rows.h"
+#include "backends/cuda/kernels/selective_scan.h"
+#include "backends/cuda/node_io.h"
+
+namespace seqrt::cuda {
+namespace {
+
+// Every kernel here computes in fp32; fp16/bf16 and integer tensors are
+// not staged yet, so they are declared unsupported rather than converted.
+Status all_f32(const Graph& graph, const Node& node) {
+  for (const std::vector<ValueId>* ids : {&node.inputs, &node.outputs}) {
+    for (ValueId id : *ids) {
+      if (id == kNoValue) continue;
+      DType dtype = graph.value(id).dtype;
+      if (dtype != DType::kF32) {
+        return unsupported(
+            "{}: the cuda backend runs this op in f32 only, "
+            "'{}' is {}",
+            node.label(), graph.value(id).name, dtype_name(dtype));
+      }
+    }
+  }
+  return Status::ok();
+}
+
+int64_t int_attr(const Node& node, const char* name, int64_t fallback) {
+  const Attribute* attr = node.attr(name);
+  return attr != nullptr ? attr->as_int() : fallback;
+}
+
+// Ok when `axis` (attribute, default -1) is the last axis of input 0.
+Status last_axis_only(const Graph& graph, const Node& node) {
+  const std::optional<Shape>& shape = graph.value(node.inputs[0]).shape;
+  if (!shape) {
+    return unsupported("{}: the cuda backend needs the input's rank",
+                       node.label());
+  }
+  int64_t rank = static_cast<int64_t>(shape->rank());
+  int64_t axis = int_attr(node, "axis", -1);
+  if (axis != -1 && axis != rank - 1) {
+    return unsupported(
+        "{}: the cuda backend reduces the last axis only, "
+        "axis is {}",
+        node.label(), axis);
+  }
+  return Status::ok();
+}
+
+Status f32_last_axis(const Graph& graph, const Node& node) {
+  SEQRT_RETURN_IF_ERROR(all_f32(graph, node));
+  return last_axis_only(graph, node);
+}
+
+// Rows and columns of input 0 seen as (rows, last axis).
+std::pair<int64_t, int64_t> rows_cols(const Tensor& x) {
+  int64_t cols = x.rank() == 0 ? 1 : x.dims().back();
+  return {cols == 0 ? 0 : x.num_elements() / cols, cols};
+}
+
+CudaKernel unary(const char* op, UnaryOp kind) {
+  return {kOnnxDomain, op, all_f32,
+          [kind](KernelContext& ctx, CudaContext& cuda) -> Status {
+            const Tensor& x = *ctx.input(0);
+            NodeIo io(ctx, cuda);
+            SEQRT_RETURN_IF_ERROR(io.begin({x.dims()}));
+            return io.finish(launch_unary(kind, io.input(0), io.output(0),
+                                          x.num_elements(), cuda.stream()),
+                             ctx.node().op.c_str());
+          }};
+}
+
+// ONNX broadcasting: align ranks at the right; a dim of 1 repeats.
+Result<BroadcastIndex> broadcast(const Node& node, const Tensor& a,
+                                 const Tensor& b,
+                                 std::vector<int64_t>& out_dims) {
+  size_t rank = std::max(a.rank(), b.rank());
+  if (rank > kMaxBroadcastRank) {
+    return unsupported("{}: the cuda backend broadcasts up to rank {}, got {}",
+                       node.label(), kMaxBroadcastRank, rank);
+  }
+  BroadcastIndex index;
+  index.rank = static_cast<int>(rank);
+  out_dims.assign(rank, 1);
+  int64_t stride_a = 1;
+  int64_t stride_b = 1;
+  for (size_t r = 0; r < rank; ++r) {
+    size_t axis = rank - 1 - r;
+    int64_t da = r < a.rank() ? a.dim(a.rank() - 1 - r) : 1;
+    int64_t db = r < b.rank() ? b.dim(b.rank() - 1 - r) : 1;
+    if (da != db && da != 1 && db != 1) {
+      return invalid_argument("{}: cannot broadcast dims {} and {}",
+                              node.label(), da, db);
+    }
+    out_dims[axis] = da == 1 ? db : da;
+    index.dims[axis] = out_dims[axis];
+    index.a_strides[axis] = da == 1 ? 0 : stride_a;
+    index.b_strides[axis] = db == 1 ? 0 : stride_b;
+    stride_a *= da;
+    stride_b *= db;
+  }
+  return index;
+}
+
+CudaKernel binary(const char* op, BinaryOp kind) {
+  return {kOnnxDomain, op, all_f32,
+          [kind](KernelContext& ctx, CudaContext& cuda) -> Status {
+            std::vector<int64_t> dims;
+            SEQRT_ASSIGN_OR_RETURN(
+                BroadcastIndex index,
+                broadcast(ctx.node(), *ctx.input(0), *ctx.input(1), dims));
+            NodeIo io(ctx, cuda);
+            SEQRT_RETURN_IF_ERROR(io.begin({dims}));
+            return io.finish(
+                launch_binary(kind, io.input(0), io.input(1), io.output(0),
+                              index, element_count(dims), cuda.stream()),
+                ctx.node().op.c_str());
+          }};
+}
+
+CudaKernel softmax(const char* op, bool log_softmax) {
+  return {kOnnxDomain, op, f32_last_axis,
+          [log_softmax](KernelContext& ctx, CudaContext& cuda) -> Status {
+            const Tensor& x = *ctx.input(0);
+            auto [rows, cols] = rows_cols(x);
+            NodeIo io(ctx, cuda);
+            SEQRT_RETURN_IF_ERROR(io.begin({x.dims()}));
+            return io.finish(
+                launch_softmax_rows(io.input(0), io.output(0), rows, cols,
+                                    log_softmax, cuda.stream()),
+                ctx.node().op.c_str());
+          }};
+}
+
+// Only Y: the optional Mean and InvStdDev outputs are not produced.
+Status one_output(const Graph& graph, const Node& node) {
+  SEQRT_RETURN_IF_ERROR(f32_last_axis(graph, node));
+  for (size_t i = 1; i < node.outputs.size(); ++i) {
+    if (node.outputs[i] != kNoValue) {
+      return unsupported("{}: the cuda backend produces output Y only",
+                         node.label());
+    }
+  }
+  return Status::ok();
+}
+
+// scale (and bias) must have exactly the normalised axis' length: their
+// general broadcast is not implemented.
+Status check_affine(KernelContext& ctx, int64_t cols) {
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    if (ctx.has_input(i) && ctx.input(i)->num_elements() != cols) {
+      return ctx.unsupported_error(
+          "the cuda backend needs input {} of {} elements, got {}", i, cols,
+          ctx.input(i)->num_elements());
+    }
+  }
+  return Status::ok();
+}
+
+Status run_layer_norm(KernelContext& ctx, CudaContext& cuda) {
+  const Tensor& x = *ctx.input(0);
+  auto [rows, cols] = rows_cols(x);
+  SEQRT_RETURN_IF_ERROR(check_affine(ctx, cols));
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin({x.dims()}));
+  return io.finish(launch_layer_norm_rows(
+                       io.input(0), io.input(1), io.input(2), io.output(0),
+                       rows, cols, ctx.attr_float("epsilon"), cuda.stream()),
+                   "LayerNormalization");
+}
+
+Status run_rms_norm(KernelContext& ctx, CudaContext& cuda) {
+  const Tensor& x = *ctx.input(0);
+  auto [rows, cols] = rows_cols(x);
+  SEQRT_RETURN_IF_ERROR(check_affine(ctx, cols));
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin({x.dims()}));
+  return io.finish(
+      launch_rms_norm_rows(io.input(0), io.input(1), io.output(0), rows, cols,
+                           ctx.attr_float("epsilon"), cuda.stream()),
+      "RMSNormalization");
+}
+
+Status matmul_supported(const Graph& graph, const Node& node) {
+  SEQRT_RETURN_IF_ERROR(all_f32(graph, node));
+  for (size_t i = 0; i < 2; ++i) {
+    const std::optional<Shape>& shape = graph.value(node.inputs[i]).shape;
+    if (!shape || shape->rank() < 2) {
+      return unsupported(
+          "{}: the cuda backend needs operands of known rank "
+          ">= 2",
+          node.label());
+    }
+  }
+  return Status::ok();
+}
+
+// MatMul of rank >= 2 operands whose batch dims are equal, or whose second
+// operand is one matrix (its batch folds into the rows of the first).
+Status run_matmul(KernelContext& ctx, CudaContext& cuda) {
+  const Tensor& a = *ctx.input(0);
+  const Tensor& b = *ctx.input(1);
+  if (a.rank() < 2 || b.rank() < 2) {
+    return ctx.unsupported_error("the cuda backend needs rank >= 2 operands");
+  }
+  int64_t m = a.dim(a.rank() - 2);
+  int64_t k = a.dim(a.rank() - 1);
+  int64_t n = b.dim(b.rank() - 1);
+  if (b.dim(b.rank() - 2) != k) {
+    return ctx.error("inner dims differ: {} and {}", k, b.dim(b.rank() - 2));
+  }
+  std::vector<int64_t> batch_a(a.dims().begin(), a.dims().end() - 2);
+  std::vector<int64_t> batch_b(b.dims().begin(), b.dims().end() - 2);
+  bool shared_b = batch_b.empty() || element_count(batch_b) == 1;
+  if (!shared_b && batch_a != batch_b) {
+    return ctx.unsupported_error(
+        "the cuda backend needs equal batch dims or one right-hand matrix");
+  }
+  std::vector<int64_t> out_dims =
+      batch_a.size() >= batch_b.size() ? batch_a : batch_b;
+  out_dims.push_back(m);
+  out_dims.push_back(n);
+  int64_t batch = element_count(batch_a);
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin({out_dims}));
+  Status status =
+      shared_b
+          ? gemm_f32(cuda.cublas(), cuda.stream(), io.input(0), io.input(1),
+                     io.output(0), batch * m, n, k, 1, 0, 0, 0)
+          : gemm_f32(cuda.cublas(), cuda.stream(), io.input(0), io.input(1),
+                     io.output(0), m, n, k, batch, m * k, k * n, m * n);
+  SEQRT_RETURN_IF_ERROR(status.with_context("MatMul"));
+  return io.finish(cudaGetLastError(), "MatMul");
+}
+
+// SelectiveScan with the state in registers across the whole sequence;
+// the tiling comes from the device's limits (tiling.h).
+Status run_selective_scan(KernelContext& ctx, CudaContext& cuda) {
+  const Tensor& u = *ctx.input(0);
+  const Tensor& b = *ctx.input(3);
+  SelectiveScanArgs args;
+  args.batch = u.dim(0);
+  args.channels = u.dim(1);
+  args.length = u.dim(2);
+  args.groups = b.dim(1);
+  args.state_size = b.dim(2);
+  args.delta_softplus = ctx.attr_int("delta_softplus") != 0;
+  if (args.groups == 0 || args.channels % args.groups != 0) {
+    return ctx.error("D = {} is not a multiple of G = {}", args.channels,
+                     args.groups);
+  }
+  SEQRT_ASSIGN_OR_RETURN(
+      ScanTiling tiling,
+      plan_selective_scan(cuda.limits(), args.channels / args.groups,
+                          args.state_size));
+  std::vector<std::vector<int64_t>> outputs = {u.dims()};
+  bool want_state = ctx.num_outputs() > 1 && ctx.node().outputs[1] != kNoValue;
+  if (want_state)
+    outputs.push_back({args.batch, args.channels, args.state_size});
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(outputs));
+  args.u = io.input(0);
+  args.delta = io.input(1);
+  args.a = io.input(2);
+  args.b = io.input(3);
+  args.c = io.input(4);
+  args.d_skip = io.input(5);
+  args.z = io.input(6);
+  args.delta_bias = io.input(7);
+  args.past_state = io.input(8);
+  args.y = io.output(0);
+  args.present_state = want_state ? io.output(1) : nullptr;
+  return io.finish(launch_selective_scan(args, tiling, cuda.stream()),
+                   "SelectiveScan");
+}
+
+// seqrt::Attention without attn_mask or nonpad_kv_seqlen (not yet read by
+// the kernel), with past keys and values both given or both absent.
+Status attention_supported(const Graph& graph, const Node& node) {
+  SEQRT_RETURN_IF_ERROR(all_f32(graph, node));
+  auto present = [&](size_t i) {
+    return i < node.inputs.size() && node.inputs[i] != kNoValue;
+  };
+  if (present(3) || present(6)) {
+    return unsupported(
+        "{}: the cuda backend takes no attn_mask or "
+        "nonpad_kv_seqlen yet",
+        node.label());
+  }
+  if (present(4) != present(5)) {
+    return unsupported(
+        "{}: the cuda backend needs past_key and past_value "
+        "together",
+        node.label());
+  }
+  return Status::ok();
+}
+
+// present = concat(past, new) on the T axis: two strided copies.
+Status concat_cache(const float* past, const float* fresh, float* present,
+                    int64_t pairs, int64_t past_floats, int64_t new_floats,
+                    cudaStream_t stream) {
+  size_t row = sizeof(float) * (past_floats + new_floats);
+  if (past_floats > 0) {
+    SEQRT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy2DAsync(present, row, past, sizeof(float) * past_floats,
+                          sizeof(float) * past_floats, pairs,
+                          cudaMemcpyDeviceToDevice, stream),
+        "Attention present cache");
+  }
+  if (new_floats > 0) {
+    SEQRT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy2DAsync(present + past_floats, row, fresh,
+                          sizeof(float) * new_floats,
+                          sizeof(float) * new_floats, pairs,
+                          cudaMemcpyDeviceToDevice, stream),
+        "Attention present cache");
+  }
+  return Status::ok();
+}
+
+Status run_attention(KernelContext& ctx, CudaContext& cuda) {
+  const Tensor& q = *ctx.input(0);
+  const Tensor& k = *ctx.input(1);
+  const Tensor& v = *ctx.input(2);
+  AttentionArgs args;
+  args.batch = q.dim(0);
+  args.q_heads = q.dim(1);
+  args.q_length = q.dim(2);
+  args.head_size = q.dim(3);
+  args.kv_heads = k.dim(1);
+  args.new_length = k.dim(2);
+  args.value_head_size = v.dim(3);
+  args.past_length = ctx.has_input(4) ? ctx.input(4)->dim(2) : 0;
+  args.scale = ctx.has_attr("scale")
+                   ? ctx.attr_float("scale")
+                   : 1.0f / std::sqrt(static_cast<float>(args.head_size));
+  args.softcap = ctx.attr_float("softcap");
+  args.sigmoid = ctx.attr_string("score") == "sigmoid";
+  args.sigmoid_bias = ctx.attr_float("sigmoid_bias");
+  args.causal = ctx.attr_int("is_causal") != 0;
+  args.window_left = ctx.attr_int("window_left");
+  args.window_right = ctx.attr_int("window_right");
+  if (args.kv_heads == 0 || args.q_heads % args.kv_heads != 0) {
+    return ctx.error("Hq = {} is not a multiple of Hkv = {}", args.q_heads,
+                     args.kv_heads);
+  }
+  int64_t total = args.past_length + args.new_length;
+  SEQRT_ASSIGN_OR_RETURN(
+      AttentionTiling tiling,
+      plan_attention(cuda.limits(), args.head_size, args.value_head_size,
+                     args.q_length, total, args.batch * args.q_heads));
+  int64_t pairs = args.batch * args.kv_heads;
+  std::vector<std::vector<int64_t>> outputs = {
+      {args.batch, args.q_heads, args.q_length, args.value_head_size}};
+  for (size_t i = 1; i < ctx.num_outputs(); ++i) {
+    int64_t size = i == 1 ? args.head_size : args.value_head_size;
+    outputs.push_back({args.batch, args.kv_heads, total, size});
+  }
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(outputs));
+  args.q = io.input(0);
+  args.k = io.input(1);
+  args.v = io.input(2);
+  args.past_key = io.input(4);
+  args.past_value = io.input(5);
+  args.y = io.output(0);
+  cudaError_t launch = launch_attention(args, tiling, cuda.stream());
+  for (size_t i = 1; i < outputs.size(); ++i) {
+    int64_t size = i == 1 ? args.head_size : args.value_head_size;
+    SEQRT_RETURN_IF_ERROR(concat_cache(i == 1 ? args.past_key : args.past_value,
+                                       i == 1 ? args.k : args.v, io.output(i),
+                                       pairs, args.past_length * size,
+                                       args.new_length * size, cuda.stream()));
+  }
+  return io.finish(launch, "Attention");
+}
+
+std::vector<CudaKernel> make_kernels() {
+  return {
+      unary("Relu", UnaryOp::kRelu),
+      unary("Sigmoid", UnaryOp::kSigmoid),
+      unary("Tanh", UnaryOp::kTanh),
+      unary("Exp", UnaryOp::kExp),
+      unary("Log", UnaryOp::kLog),
+      unary("Neg", UnaryOp::kNeg),
+      unary("Sqrt", UnaryOp::kSqrt),
+      unary("Abs", UnaryOp::kAbs),
+      unary("Erf", UnaryOp::kErf),
+      binary("Add", BinaryOp::kAdd),
+      binary("Sub", BinaryOp::kSub),
+      binary("Mul", BinaryOp::kMul),
+      binary("Div", BinaryOp::kDiv),
+      binary("Pow", BinaryOp::kPow),
+      softmax("Softmax", false),
+      softmax("LogSoftmax", true),
+      {kOnnxDomain, "LayerNormalization", one_output, run_layer_norm},
+      {kOnnxDomain, "RMSNormalization", one_output, run_rms_norm},
+      {kOnnxDomain, "MatMul", matmul_supported, run_matmul},
+      {kSeqrtDomain, "SelectiveScan", all_f32, run_selective_scan},
+      {kSeqrtDomain, "Attention", attention_supported, run_attention},
+  };
+}
+
+}  // namespace
+
+const CudaKernel* find_cuda_kernel(const std::string& domain,
+                                   const std::string& op) {
+  static const std::map<std::pair<std::string, std::string>, CudaKernel> table =
+      [] {
+        std::map<std::pair<std::string, std::string>, CudaKernel> kernels;
+        for (CudaKernel& kernel : make_kernels()) {
+          kernels.emplace(std::make_pair(kernel.domain, kernel.op), kernel);
+        }
+        return kernels;
+      }();
+  auto it = table.find({domain, op});
+  return it == table.end() ? nullptr : &it->second;
+}
+
+}  // namespace seqrt::cuda

@@ -1,0 +1,21 @@
+// Row-major fp32 matrix products through cuBLASLt, exact fp32 compute
+// (no TF32), so results match the reference kernels' tolerances.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "graph/status.h"
+
+namespace seqrt::cuda {
+
+// C[b] (m x n) = A[b] (m x k) · B[b] (k x n) for b < batch, each operand
+// `stride_*` floats after the previous one (0: the same matrix each time).
+Status gemm_f32(cublasLtHandle_t handle, cudaStream_t stream, const float* a,
+                const float* b, float* c, int64_t m, int64_t n, int64_t k,
+                int64_t batch, int64_t stride_a, int64_t stride_b,
+                int64_t stride_c);
+
+}  // namespace seqrt::cuda

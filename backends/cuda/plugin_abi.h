@@ -1,0 +1,58 @@
+// The boundary between the core runtime and the CUDA plugin
+// (libseqrt_cuda.so): the one symbol the plugin exports and the check that
+// both sides were built from the same headers. See README.md.
+//
+// C++ objects (Backend, Graph, Tensor, Status) cross the boundary, so the
+// plugin and the runtime must come from the same source tree and compiler;
+// the ABI record below catches a plugin left over from another build.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/backend.h"
+
+namespace seqrt::cuda_plugin {
+
+// Raised whenever Backend, Executable, Graph, Tensor or Status change
+// layout or meaning in a way the size check below cannot see.
+inline constexpr uint32_t kAbiVersion = 1;
+
+// What the runtime passes in: its view of the ABI.
+struct AbiRecord {
+  uint32_t version = kAbiVersion;
+  uint32_t sizeof_graph = sizeof(Graph);
+  uint32_t sizeof_node = sizeof(Node);
+  uint32_t sizeof_tensor = sizeof(Tensor);
+  uint32_t sizeof_status = sizeof(Status);
+  uint32_t sizeof_device_info = sizeof(DeviceInfo);
+};
+
+// What the plugin hands back. On success `backend` is a new Backend the
+// caller owns (delete through its virtual destructor while the plugin stays
+// loaded); otherwise `backend` is null and `message` says why, one line.
+struct CreateResult {
+  Backend* backend = nullptr;
+  int32_t status_code = 0;  // a StatusCode value
+  char message[512] = {};
+};
+
+inline constexpr const char* kEntryName = "seqrt_cuda_plugin_create";
+extern "C" {
+using CreateFn = void (*)(const AbiRecord* runtime_abi, CreateResult* result);
+}
+
+// Empty when the two records agree, else what differs.
+inline const char* abi_mismatch(const AbiRecord& runtime,
+                                const AbiRecord& plugin) {
+  if (runtime.version != plugin.version) return "ABI version";
+  if (runtime.sizeof_graph != plugin.sizeof_graph) return "sizeof(Graph)";
+  if (runtime.sizeof_node != plugin.sizeof_node) return "sizeof(Node)";
+  if (runtime.sizeof_tensor != plugin.sizeof_tensor) return "sizeof(Tensor)";
+  if (runtime.sizeof_status != plugin.sizeof_status) return "sizeof(Status)";
+  if (runtime.sizeof_device_info != plugin.sizeof_device_info) {
+    return "sizeof(DeviceInfo)";
+  }
+  return "";
+}
+
+}  // namespace seqrt::cuda_plugin

@@ -1,0 +1,218 @@
+#include "backends/cuda/tiling.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace seqrt::cuda {
+namespace {
+
+constexpr uint32_t kFloatBytes = 4;
+
+int next_power_of_two(int64_t n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+// The largest power of two <= cap whose bytes (fixed + per_step · length)
+// fit `limit`; 0 when not even one step fits.
+int longest_chunk(uint64_t fixed, uint64_t per_step, uint64_t limit, int cap) {
+  int length = 0;
+  for (int candidate = 1; candidate <= cap; candidate *= 2) {
+    if (fixed + per_step * candidate <= limit) length = candidate;
+  }
+  return length;
+}
+
+}  // namespace
+
+DeviceLimits DeviceLimits::sm80() {
+  DeviceLimits limits;
+  limits.sm_major = 8;
+  limits.multiprocessors = 108;
+  limits.shared_per_block_optin = 163 * 1024;
+  return limits;
+}
+
+DeviceLimits DeviceLimits::sm90() {
+  DeviceLimits limits;
+  limits.sm_major = 9;
+  limits.multiprocessors = 132;
+  limits.shared_per_block_optin = 227 * 1024;
+  return limits;
+}
+
+DeviceLimits DeviceLimits::with_shared(uint32_t bytes) {
+  DeviceLimits limits = sm90();
+  limits.shared_per_block = bytes;
+  limits.shared_per_block_optin = bytes;
+  return limits;
+}
+
+const char* state_home_name(StateHome home) {
+  return home == StateHome::kRegisters ? "registers" : "shared memory";
+}
+
+std::string ScanTiling::describe() const {
+  return fmt::format(
+      "SelectiveScan: {} channel(s)/block x {} thread(s)/channel, {} "
+      "state(s)/thread in {}, chunk {}, shared {} of {} bytes",
+      channels_per_block, threads_per_channel, states_per_thread,
+      state_home_name(state_home), chunk_length, shared_bytes, shared_limit);
+}
+
+Result<ScanTiling> plan_selective_scan(const DeviceLimits& limits,
+                                       int64_t channels_per_group,
+                                       int64_t state_size) {
+  if (channels_per_group < 1 || state_size < 1) {
+    return invalid_argument(
+        "[SelectiveScan] cuda tiling: channels per group and N must be >= 1, "
+        "got {} and {}",
+        channels_per_group, state_size);
+  }
+  const int64_t warp = limits.warp_size;
+  ScanTiling tiling;
+  tiling.threads_per_channel = std::min<int64_t>(
+      warp, next_power_of_two((state_size + kMaxStatesPerThread - 1) /
+                              kMaxStatesPerThread));
+  tiling.states_per_thread =
+      static_cast<int>((state_size + tiling.threads_per_channel - 1) /
+                       tiling.threads_per_channel);
+  if (tiling.states_per_thread > kMaxStatesPerThread) {
+    return unsupported(
+        "[SelectiveScan] cuda: N = {} needs more than {} states per thread "
+        "of a warp; at most {} states fit in registers",
+        state_size, kMaxStatesPerThread, kMaxStatesPerThread * warp);
+  }
+  // About 128 threads per block: enough warps to hide latency, and many
+  // blocks for the multiprocessors.
+  int64_t channels = std::max<int64_t>(1, 128 / tiling.threads_per_channel);
+  tiling.channels_per_block =
+      static_cast<int>(std::min(channels, channels_per_group));
+  // Per step: B and C (N each) and u, Δ, y of every channel of the block.
+  uint64_t per_step =
+      kFloatBytes * (2 * uint64_t(state_size) + 3 * tiling.channels_per_block);
+  tiling.shared_limit = limits.shared_per_block;
+  tiling.chunk_length = longest_chunk(0, per_step, tiling.shared_limit, 128);
+  if (tiling.chunk_length == 0) {
+    return unsupported(
+        "[SelectiveScan] cuda: one step needs {} bytes of shared memory, the "
+        "device allows {}",
+        per_step, tiling.shared_limit);
+  }
+  tiling.shared_bytes = static_cast<uint32_t>(per_step * tiling.chunk_length);
+  return tiling;
+}
+
+std::string AttentionTiling::describe() const {
+  return fmt::format(
+      "Attention: {} query row(s) x {} key row(s) per tile, {} warp(s), {} "
+      "kv split(s), shared {} of {} bytes",
+      block_q, block_k, warps, kv_splits, shared_bytes, shared_limit);
+}
+
+Result<AttentionTiling> plan_attention(const DeviceLimits& limits,
+                                       int64_t head_size,
+                                       int64_t value_head_size,
+                                       int64_t query_length, int64_t key_length,
+                                       int64_t batch_heads) {
+  if (head_size < 1 || value_head_size < 1 || batch_heads < 1) {
+    return invalid_argument(
+        "[Attention] cuda tiling: d, dv and B*H must be >= 1, got {}, {}, {}",
+        head_size, value_head_size, batch_heads);
+  }
+  // A lane owns dv/32 output columns in registers.
+  if (value_head_size > 8 * int64_t(limits.warp_size)) {
+    return unsupported("[Attention] cuda: dv = {} exceeds {}", value_head_size,
+                       8 * limits.warp_size);
+  }
+  AttentionTiling tiling;
+  tiling.warps = 4;
+  // Larger key tiles mean fewer barriers; use the opt-in shared memory of
+  // sm_80/sm_90 when the default 48 KiB cannot hold a 64-row tile. Where
+  // shared memory is tight, fewer query rows per block leave room for keys.
+  uint64_t per_key = uint64_t(kFloatBytes) * (head_size + value_head_size);
+  tiling.shared_limit = limits.shared_per_block_optin;
+  int block_k = 0;
+  for (int block_q : {query_length <= 4 ? 4 : 16, 4}) {
+    tiling.block_q = block_q;
+    uint64_t q_bytes = uint64_t(kFloatBytes) * block_q * head_size;
+    block_k = longest_chunk(q_bytes, per_key, tiling.shared_limit, 64);
+    tiling.shared_bytes = static_cast<uint32_t>(q_bytes + per_key * block_k);
+    if (block_k >= 16) break;
+  }
+  if (block_k < 8) {
+    return unsupported(
+        "[Attention] cuda: an 8-row key tile of d = {}, dv = {} does not fit "
+        "{} bytes of shared memory",
+        head_size, value_head_size, tiling.shared_limit);
+  }
+  tiling.block_k = block_k;
+  // Split-KV when the query blocks alone would leave most SMs idle.
+  int64_t blocks =
+      batch_heads * ((query_length + tiling.block_q - 1) / tiling.block_q);
+  int64_t key_tiles = (key_length + block_k - 1) / block_k;
+  if (blocks < limits.multiprocessors && key_tiles > 1) {
+    int64_t splits = (2 * limits.multiprocessors + blocks - 1) / blocks;
+    tiling.kv_splits = static_cast<int>(std::min<int64_t>(splits, key_tiles));
+  }
+  return tiling;
+}
+
+std::string ChunkedStateTiling::describe() const {
+  return fmt::format(
+      "chunked state: {} column(s)/block in {}, chunk {}, shared {} of {} "
+      "bytes",
+      cols_per_block, state_home_name(state_home), chunk_length, shared_bytes,
+      shared_limit);
+}
+
+Result<ChunkedStateTiling> plan_chunked_state(const DeviceLimits& limits,
+                                              int64_t rows, int64_t cols,
+                                              int64_t requested_chunk) {
+  if (rows < 1 || cols < 1) {
+    return invalid_argument(
+        "cuda tiling: the state must be at least 1x1, got {}x{}", rows, cols);
+  }
+  ChunkedStateTiling tiling;
+  tiling.shared_limit = limits.shared_per_block_optin;
+  int cap = requested_chunk > 0
+                ? static_cast<int>(std::min<int64_t>(requested_chunk, 256))
+                : 64;
+  // Halve the columns a block owns until its state slice plus a chunk of
+  // at least 16 steps (keys: rows, values: cols_per_block, queries: rows)
+  // fits; where nothing does, accept shorter chunks.
+  bool found = false;
+  for (int min_chunk : {std::min(cap, 16), 1}) {
+    for (int64_t slice = cols; !found; slice = (slice + 1) / 2) {
+      uint64_t state = uint64_t(kFloatBytes) * rows * slice;
+      uint64_t per_step = uint64_t(kFloatBytes) * (2 * rows + slice);
+      int chunk = longest_chunk(state, per_step, tiling.shared_limit, cap);
+      if (chunk >= min_chunk) {
+        tiling.cols_per_block = slice;
+        tiling.chunk_length = chunk;
+        tiling.shared_bytes = static_cast<uint32_t>(state + per_step * chunk);
+        found = true;
+      }
+      if (slice == 1) break;
+    }
+  }
+  if (!found) {
+    return unsupported(
+        "cuda: a state of {} row(s) does not fit {} bytes of shared memory "
+        "even one column per block",
+        rows, tiling.shared_limit);
+  }
+  // 256 threads hold up to 32 floats each in registers.
+  tiling.state_home = rows * tiling.cols_per_block <= 256 * 32
+                          ? StateHome::kRegisters
+                          : StateHome::kSharedMemory;
+  if (tiling.state_home == StateHome::kRegisters) {
+    tiling.shared_bytes -=
+        static_cast<uint32_t>(kFloatBytes * rows * tiling.cols_per_block);
+  }
+  return tiling;
+}
+
+}  // namespace seqrt::cuda
