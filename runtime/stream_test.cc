@@ -146,6 +146,12 @@ class StreamTest : public ::testing::TestWithParam<std::string> {
     SessionOptions options;
     options.backend = GetParam();
     auto session = Session::create(std::move(graph), options);
+    // A backend with no device here, or no kernel yet for the graph's ops,
+    // says so (kUnsupported); that is its declared list, not a failure.
+    if (!session.is_ok() &&
+        session.status().code() == StatusCode::kUnsupported) {
+      GTEST_SKIP() << session.status().message();
+    }
     ASSERT_TRUE(session.is_ok()) << session.status().to_string();
     const int64_t total = 21, prompt = 16;
     Tensor q = random_uniform_f32({1, kHeads, total, kDim}, 1);
@@ -192,6 +198,9 @@ TEST_P(StreamTest, FixedCapacityCachePrefillThenStepsEqualsWhole) {
   SessionOptions options;
   options.backend = GetParam();
   auto session = Session::create(fixed_cache_graph(), options);
+  if (!session.is_ok() && session.status().code() == StatusCode::kUnsupported) {
+    GTEST_SKIP() << session.status().message();
+  }
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();
   const int64_t total = 21, prompt = 16;
   Tensor q = random_uniform_f32({1, kHeads, total, kDim}, 4);

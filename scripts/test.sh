@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds seqrt (Debug, warnings as errors) and runs
 # the whole test suite with ctest, then the Python package's pytest suite
-# (seqrt.export cross-checked against onnxruntime and PyTorch) in a venv.
+# (seqrt.export cross-checked against onnxruntime and PyTorch) in a venv,
 # This is exactly what CI runs (.ci/run).
+# SEQRT_TEST_SANITIZERS=1 adds the sanitizer runs: the whole suite again
+# built with clang under AddressSanitizer + UndefinedBehaviorSanitizer
+# (which also builds and runs the libFuzzer targets, tests/fuzz), and the
+# concurrency tests under ThreadSanitizer. They are not yet part of CI:
+# see tests/sanitizers/README.md.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -25,3 +30,14 @@ SEQRT_BUILD_DIR="$root/build/dev" "$venv/bin/pip" install --quiet \
   --disable-pip-version-check --no-build-isolation --no-deps ./python
 SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+
+if [[ "${SEQRT_TEST_SANITIZERS:-0}" != 0 ]]; then
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan -j"$(nproc)"
+  ctest --preset asan -j"$(nproc)"
+  # Only the concurrency test binaries: the preset's filter picks their tests.
+  cmake --preset tsan >/dev/null
+  cmake --build --preset tsan -j"$(nproc)" --target concurrency_test \
+    cpu_backend_test c_api_test
+  ctest --preset tsan -j"$(nproc)"
+fi
