@@ -46,6 +46,17 @@ struct DeviceBuffer {
   size_t bytes = 0;
 };
 
+// The kernel-level plan of one node (DESIGN.md §5.2): how the backend tiles
+// it and where its running state lives, for `seqrt inspect --plan`.
+struct KernelPlanEntry {
+  std::string node;  // the node's name
+  std::string op;
+  std::string tiling;         // e.g. "64 channels x 16 states per workgroup"
+  std::string state_place;    // "registers", "shared memory" or "" (no state)
+  uint64_t shared_bytes = 0;  // on-chip memory per workgroup/block
+  uint64_t shared_limit = 0;  // the limit the tiling was chosen under
+};
+
 // A graph compiled for one backend. Immutable once built: run() may be
 // called from several threads at once.
 class Executable {
@@ -60,6 +71,12 @@ class Executable {
   // Kernel time per node summed over every run so far, in graph order;
   // empty unless compiled with CompileOptions::profile.
   virtual std::vector<NodeProfile> profile() const { return {}; }
+  // The kernel-level plan of the nodes that have one, for these sizes of
+  // the symbolic dims; kUnsupported on a backend that plans no kernels.
+  virtual Result<std::vector<KernelPlanEntry>> kernel_plan(
+      const std::map<std::string, int64_t>& /*bindings*/) const {
+    return unsupported("this backend has no kernel-level plan to show");
+  }
 };
 
 class Backend {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 namespace seqrt {
 
@@ -26,12 +27,14 @@ const OpSchema* OpRegistry::find(std::string_view domain,
 }
 
 const OpRegistry& OpRegistry::global() {
+  // Never destroyed (ops outlive every static); held by a unique_ptr while
+  // it is built, so that an allocation failure there leaks nothing.
   static const OpRegistry* registry = [] {
-    auto* built = new OpRegistry();
+    auto built = std::make_unique<OpRegistry>();
 #define SEQRT_OP_FAMILY(fn) fn(*built);
 #include "ops/op_list.def"
 #undef SEQRT_OP_FAMILY
-    return built;
+    return built.release();
   }();
   return *registry;
 }

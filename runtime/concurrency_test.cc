@@ -12,10 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "graph/builder.h"
 #include "importers/native/writer.h"
-#include "ops/infer_graph.h"
 #include "runtime/backend_registry.h"
+#include "runtime/c_api/testing/retention_graph.h"
 #include "runtime/session.h"
 #include "runtime/stream.h"
 #include "seqrt/seqrt.h"
@@ -24,37 +23,16 @@ namespace seqrt {
 namespace {
 
 constexpr int kThreads = 8;
+// The model's sizes (runtime/c_api/testing/retention_graph.h).
 constexpr int64_t kHeads = 2, kDim = 4, kPrompt = 5, kSteps = 3;
 
 // y = x + Retention(x Wq, x Wk, x Wv, past_state): stateful, with weights,
-// a symbolic sequence length and a fused sequence op.
+// a symbolic sequence length and a fused sequence op (the C API tests'
+// model).
 Graph retention_graph() {
-  GraphBuilder b("concurrent");
-  ValueId x = b.input("x", DType::kF32, {1, kHeads, Dim::symbol("seq"), kDim});
-  ValueId past = b.input("past_state", DType::kF32, {1, kHeads, kDim, kDim});
-  std::vector<ValueId> qkv;
-  for (int p = 0; p < 3; ++p) {
-    std::vector<float> w(kDim * kDim);
-    for (size_t i = 0; i < w.size(); ++i) {
-      w[i] = 0.3f * std::sin(static_cast<float>(i * 7 + p * 3));
-    }
-    ValueId weight = b.constant("w" + std::to_string(p),
-                                Tensor::from_vector<float>({kDim, kDim}, w));
-    qkv.push_back(b.add("MatMul", {x, weight}));
-  }
-  NodeOptions options;
-  options.domain = kSeqrtDomain;
-  options.output_names = {"retained", "present_state"};
-  std::vector<ValueId> outs =
-      b.add_node("Retention", {qkv[0], qkv[1], qkv[2], past}, {}, 2, options);
-  b.output(b.add("Add", {x, outs[0]}), "y");
-  b.output(outs[1]);
-  b.state_pair(past, outs[1]);
-  Result<Graph> graph = std::move(b).build();
+  Result<Graph> graph = build_retention_test_graph();
   EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
-  if (!graph.is_ok()) return Graph();
-  EXPECT_TRUE(infer_graph(*graph).is_ok());
-  return std::move(graph).value();
+  return graph.is_ok() ? std::move(graph).value() : Graph();
 }
 
 // Positions [begin, begin + n) of sequence `seed`, (1, H, n, d).

@@ -59,6 +59,12 @@ class Session {
   // Kernel time per node of the compiled graph, summed over every run so
   // far; empty unless compiled with `options.compile.profile`.
   std::vector<NodeProfile> profile() const { return executable_->profile(); }
+  // The backend's kernel-level plan (tilings, state places) for these
+  // sizes of the symbolic dims (seqrt inspect --plan --backend NAME).
+  Result<std::vector<KernelPlanEntry>> kernel_plan(
+      const std::map<std::string, int64_t>& bindings) const {
+    return executable_->kernel_plan(bindings);
+  }
 
   // Runs the compiled graph. `feeds` maps graph input names to tensors;
   // returns every graph output by name. Unknown feed names and unfed

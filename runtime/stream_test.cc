@@ -250,7 +250,8 @@ TEST(Stream, CpuWritesTheFixedCapacityCacheInPlace) {
 TEST(Stream, BadFeedsLeaveTheStateAlone) {
   auto session = Session::create(fixed_cache_graph());
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();
-  Tensor x = random_uniform_f32({1, kHeads, 2, kDim}, 10);
+  // Three tokens: a prompt of two, then the third as the (bad) step.
+  Tensor x = random_uniform_f32({1, kHeads, 3, kDim}, 10);
   Stream stream(**session);
   ASSERT_TRUE(stream.run(cache_feeds(x, x, x, 0, 2)).is_ok());
   auto saved = stream.snapshot();

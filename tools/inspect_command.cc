@@ -1,6 +1,7 @@
-// seqrt inspect FILE [--graph] [--passes] [--plan [--bind NAME=SIZE ...]]
-// [--dot OUT]: what a model takes, returns and contains; the graph, its
-// optimisation, its memory plan and a Graphviz picture of it.
+// seqrt inspect FILE [--graph] [--passes] [--dot OUT]
+//   [--plan [--backend NAME] [--bind NAME=SIZE ...]]: what a model takes,
+// returns and contains; the graph, its optimisation, its memory plan, a
+// backend's kernel plan and a Graphviz picture of it.
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "runtime/model_loader.h"
 #include "tools/command.h"
 #include "tools/human_bytes.h"
+#include "tools/inspect_kernels.h"
 #include "tools/inspect_passes.h"
 #include "tools/inspect_plan.h"
 
@@ -30,6 +32,7 @@ struct InspectOptions {
   bool print_passes = false;
   bool print_plan = false;
   std::vector<std::string> bindings;  // NAME=SIZE, for --plan
+  std::string backend;                // --plan --backend: its kernel plan
   std::string dot_path;               // --dot: where to write the DOT text
 };
 
@@ -115,6 +118,10 @@ Status run_inspect(const InspectOptions& options) {
   if (options.print_passes) SEQRT_RETURN_IF_ERROR(print_passes(graph));
   if (options.print_plan) {
     SEQRT_RETURN_IF_ERROR(print_memory_plan(graph, options.bindings));
+    if (!options.backend.empty()) {
+      SEQRT_RETURN_IF_ERROR(
+          print_kernel_plan(graph, options.backend, options.bindings));
+    }
   }
   if (!options.dot_path.empty()) {
     SEQRT_RETURN_IF_ERROR(
@@ -146,6 +153,11 @@ Command add_inspect_command(CLI::App& app) {
   sub->add_option("--bind", options->bindings,
                   "Size of a symbolic dim for --plan, as NAME=SIZE "
                   "(repeatable)")
+      ->needs(plan);
+  sub->add_option("--backend", options->backend,
+                  "With --plan: also compile on this backend and print its "
+                  "kernel-level plan (per node: tiling, where the running "
+                  "state lives, shared memory per workgroup and the limit)")
       ->needs(plan);
   sub->add_option("--dot", options->dot_path,
                   "Write the graph as Graphviz DOT to this file (render it "

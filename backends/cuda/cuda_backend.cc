@@ -4,6 +4,7 @@
 
 #include "backends/cuda/cuda_context.h"
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/kernel_plan.h"
 #include "backends/cuda/kernel_table.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
@@ -59,6 +60,12 @@ class CudaExecutable : public Executable {
     };
     return interpret_graph(graph_, std::move(inputs), no_subgraphs, nullptr,
                            options);
+  }
+
+  // The tilings the kernels will choose on this device (tiling.h).
+  Result<std::vector<KernelPlanEntry>> kernel_plan(
+      const std::map<std::string, int64_t>& bindings) const override {
+    return plan_cuda_kernels(graph_, context_->limits(), bindings);
   }
 
  private:

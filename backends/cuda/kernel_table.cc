@@ -7,38 +7,51 @@
 #include <cmath>
 
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/kernel_support.h"
 #include "backends/cuda/kernels/attention.h"
+#include "backends/cuda/kernels/copy.h"
 #include "backends/cuda/kernels/elementwise.h"
 #include "backends/cuda/kernels/gemm.h"
 #include "backends/cuda/kernels/rows.h"
 #include "backends/cuda/kernels/selective_scan.h"
 #include "backends/cuda/node_io.h"
+#include "ops/shape/shape_util.h"
 
 namespace seqrt::cuda {
-namespace {
 
-// Every kernel here computes in fp32; fp16/bf16 and integer tensors are
-// not staged yet, so they are declared unsupported rather than converted.
-Status all_f32(const Graph& graph, const Node& node) {
-  for (const std::vector<ValueId>* ids : {&node.inputs, &node.outputs}) {
-    for (ValueId id : *ids) {
-      if (id == kNoValue) continue;
-      DType dtype = graph.value(id).dtype;
-      if (dtype != DType::kF32) {
-        return unsupported(
-            "{}: the cuda backend runs this op in f32 only, "
-            "'{}' is {}",
-            node.label(), graph.value(id).name, dtype_name(dtype));
-      }
-    }
+// ONNX broadcasting: align ranks at the right; a dim of 1 repeats.
+Result<BroadcastIndex> broadcast(const Node& node, const Tensor& a,
+                                 const Tensor& b,
+                                 std::vector<int64_t>& out_dims) {
+  size_t rank = std::max(a.rank(), b.rank());
+  if (rank > kMaxBroadcastRank) {
+    return unsupported("{}: the cuda backend broadcasts up to rank {}, got {}",
+                       node.label(), kMaxBroadcastRank, rank);
   }
-  return Status::ok();
+  BroadcastIndex index;
+  index.rank = static_cast<int>(rank);
+  out_dims.assign(rank, 1);
+  int64_t stride_a = 1;
+  int64_t stride_b = 1;
+  for (size_t r = 0; r < rank; ++r) {
+    size_t axis = rank - 1 - r;
+    int64_t da = r < a.rank() ? a.dim(a.rank() - 1 - r) : 1;
+    int64_t db = r < b.rank() ? b.dim(b.rank() - 1 - r) : 1;
+    if (da != db && da != 1 && db != 1) {
+      return invalid_argument("{}: cannot broadcast dims {} and {}",
+                              node.label(), da, db);
+    }
+    out_dims[axis] = da == 1 ? db : da;
+    index.dims[axis] = out_dims[axis];
+    index.a_strides[axis] = da == 1 ? 0 : stride_a;
+    index.b_strides[axis] = db == 1 ? 0 : stride_b;
+    stride_a *= da;
+    stride_b *= db;
+  }
+  return index;
 }
 
-int64_t int_attr(const Node& node, const char* name, int64_t fallback) {
-  const Attribute* attr = node.attr(name);
-  return attr != nullptr ? attr->as_int() : fallback;
-}
+namespace {
 
 // Ok when `axis` (attribute, default -1) is the last axis of input 0.
 Status last_axis_only(const Graph& graph, const Node& node) {
@@ -77,40 +90,8 @@ CudaKernel unary(const char* op, UnaryOp kind) {
             SEQRT_RETURN_IF_ERROR(io.begin({x.dims()}));
             return io.finish(launch_unary(kind, io.input(0), io.output(0),
                                           x.num_elements(), cuda.stream()),
-                             ctx.node().op.c_str());
+                             ctx.node().label().c_str());
           }};
-}
-
-// ONNX broadcasting: align ranks at the right; a dim of 1 repeats.
-Result<BroadcastIndex> broadcast(const Node& node, const Tensor& a,
-                                 const Tensor& b,
-                                 std::vector<int64_t>& out_dims) {
-  size_t rank = std::max(a.rank(), b.rank());
-  if (rank > kMaxBroadcastRank) {
-    return unsupported("{}: the cuda backend broadcasts up to rank {}, got {}",
-                       node.label(), kMaxBroadcastRank, rank);
-  }
-  BroadcastIndex index;
-  index.rank = static_cast<int>(rank);
-  out_dims.assign(rank, 1);
-  int64_t stride_a = 1;
-  int64_t stride_b = 1;
-  for (size_t r = 0; r < rank; ++r) {
-    size_t axis = rank - 1 - r;
-    int64_t da = r < a.rank() ? a.dim(a.rank() - 1 - r) : 1;
-    int64_t db = r < b.rank() ? b.dim(b.rank() - 1 - r) : 1;
-    if (da != db && da != 1 && db != 1) {
-      return invalid_argument("{}: cannot broadcast dims {} and {}",
-                              node.label(), da, db);
-    }
-    out_dims[axis] = da == 1 ? db : da;
-    index.dims[axis] = out_dims[axis];
-    index.a_strides[axis] = da == 1 ? 0 : stride_a;
-    index.b_strides[axis] = db == 1 ? 0 : stride_b;
-    stride_a *= da;
-    stride_b *= db;
-  }
-  return index;
 }
 
 CudaKernel binary(const char* op, BinaryOp kind) {
@@ -125,7 +106,7 @@ CudaKernel binary(const char* op, BinaryOp kind) {
             return io.finish(
                 launch_binary(kind, io.input(0), io.input(1), io.output(0),
                               index, element_count(dims), cuda.stream()),
-                ctx.node().op.c_str());
+                ctx.node().label().c_str());
           }};
 }
 
@@ -139,13 +120,13 @@ CudaKernel softmax(const char* op, bool log_softmax) {
             return io.finish(
                 launch_softmax_rows(io.input(0), io.output(0), rows, cols,
                                     log_softmax, cuda.stream()),
-                ctx.node().op.c_str());
+                ctx.node().label().c_str());
           }};
 }
 
 // Only Y: the optional Mean and InvStdDev outputs are not produced.
 Status one_output(const Graph& graph, const Node& node) {
-  SEQRT_RETURN_IF_ERROR(f32_last_axis(graph, node));
+  SEQRT_RETURN_IF_ERROR(all_f32(graph, node));
   for (size_t i = 1; i < node.outputs.size(); ++i) {
     if (node.outputs[i] != kNoValue) {
       return unsupported("{}: the cuda backend produces output Y only",
@@ -155,41 +136,60 @@ Status one_output(const Graph& graph, const Node& node) {
   return Status::ok();
 }
 
-// scale (and bias) must have exactly the normalised axis' length: their
-// general broadcast is not implemented.
-Status check_affine(KernelContext& ctx, int64_t cols) {
-  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
-    if (ctx.has_input(i) && ctx.input(i)->num_elements() != cols) {
-      return ctx.unsupported_error(
-          "the cuda backend needs input {} of {} elements, got {}", i, cols,
-          ctx.input(i)->num_elements());
-    }
+// LayerNormalization (layer) or RMSNormalization over the axes [axis,
+// rank). Scale (and B) shared by all rows are read in place; any other
+// broadcast to X is first expanded to X's shape in the scratch block.
+Status run_norm(KernelContext& ctx, CudaContext& cuda, bool layer) {
+  // Shape inference checks that Scale and B broadcast to X.
+  SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+  const Tensor& x = *ctx.input(0);
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> axis,
+                         normalize_axes(ctx, {ctx.attr_int("axis")},
+                                        static_cast<int64_t>(x.rank())));
+  int64_t cols = 1;
+  for (size_t a = axis[0]; a < x.rank(); ++a) cols *= x.dim(a);
+  const int64_t rows = cols == 0 ? 0 : x.num_elements() / cols;
+  std::vector<size_t> params = {1};
+  if (layer && ctx.has_input(2)) params.push_back(2);
+  bool shared = true;
+  for (size_t i : params) {
+    shared = shared && affine_shared_by_rows(ctx.input(i)->dims(), x.dims(),
+                                             static_cast<size_t>(axis[0]));
   }
-  return Status::ok();
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(
+      out.dims, shared ? 0 : x.num_elements() * int64_t(params.size())));
+  const float* affine[3] = {nullptr, io.input(1), io.input(2)};
+  cudaError_t launch = cudaSuccess;
+  for (size_t k = 0; k < params.size() && !shared; ++k) {
+    Result<StridedCopy> copy =
+        broadcast_copy(ctx.input(params[k])->dims(), x.dims());
+    if (!copy.is_ok()) return plan_error(ctx, copy.status());
+    float* expanded = io.scratch() + k * x.num_elements();
+    cudaError_t error = launch_strided_copy(
+        io.input(params[k]), expanded, sizeof(float), *copy, cuda.stream());
+    if (launch == cudaSuccess) launch = error;
+    affine[params[k]] = expanded;
+  }
+  const int64_t stride = shared ? 0 : cols;
+  const float epsilon = ctx.attr_float("epsilon");
+  cudaError_t error =
+      layer ? launch_layer_norm_rows(io.input(0), affine[1], affine[2],
+                                     io.output(0), rows, cols, epsilon,
+                                     cuda.stream(), stride)
+            : launch_rms_norm_rows(io.input(0), affine[1], io.output(0), rows,
+                                   cols, epsilon, cuda.stream(), stride);
+  if (launch == cudaSuccess) launch = error;
+  const std::string what = ctx.node().label();
+  return io.finish(launch, what.c_str());
 }
 
 Status run_layer_norm(KernelContext& ctx, CudaContext& cuda) {
-  const Tensor& x = *ctx.input(0);
-  auto [rows, cols] = rows_cols(x);
-  SEQRT_RETURN_IF_ERROR(check_affine(ctx, cols));
-  NodeIo io(ctx, cuda);
-  SEQRT_RETURN_IF_ERROR(io.begin({x.dims()}));
-  return io.finish(launch_layer_norm_rows(
-                       io.input(0), io.input(1), io.input(2), io.output(0),
-                       rows, cols, ctx.attr_float("epsilon"), cuda.stream()),
-                   "LayerNormalization");
+  return run_norm(ctx, cuda, true);
 }
 
 Status run_rms_norm(KernelContext& ctx, CudaContext& cuda) {
-  const Tensor& x = *ctx.input(0);
-  auto [rows, cols] = rows_cols(x);
-  SEQRT_RETURN_IF_ERROR(check_affine(ctx, cols));
-  NodeIo io(ctx, cuda);
-  SEQRT_RETURN_IF_ERROR(io.begin({x.dims()}));
-  return io.finish(
-      launch_rms_norm_rows(io.input(0), io.input(1), io.output(0), rows, cols,
-                           ctx.attr_float("epsilon"), cuda.stream()),
-      "RMSNormalization");
+  return run_norm(ctx, cuda, false);
 }
 
 Status matmul_supported(const Graph& graph, const Node& node) {
@@ -240,8 +240,8 @@ Status run_matmul(KernelContext& ctx, CudaContext& cuda) {
                      io.output(0), batch * m, n, k, 1, 0, 0, 0)
           : gemm_f32(cuda.cublas(), cuda.stream(), io.input(0), io.input(1),
                      io.output(0), m, n, k, batch, m * k, k * n, m * n);
-  SEQRT_RETURN_IF_ERROR(status.with_context("MatMul"));
-  return io.finish(cudaGetLastError(), "MatMul");
+  SEQRT_RETURN_IF_ERROR(status.with_context(ctx.node().label()));
+  return io.finish(cudaGetLastError(), ctx.node().label().c_str());
 }
 
 // SelectiveScan with the state in registers across the whole sequence;
@@ -282,7 +282,7 @@ Status run_selective_scan(KernelContext& ctx, CudaContext& cuda) {
   args.y = io.output(0);
   args.present_state = want_state ? io.output(1) : nullptr;
   return io.finish(launch_selective_scan(args, tiling, cuda.stream()),
-                   "SelectiveScan");
+                   ctx.node().label().c_str());
 }
 
 // seqrt::Attention without attn_mask or nonpad_kv_seqlen (not yet read by
@@ -384,11 +384,11 @@ Status run_attention(KernelContext& ctx, CudaContext& cuda) {
                                        pairs, args.past_length * size,
                                        args.new_length * size, cuda.stream()));
   }
-  return io.finish(launch, "Attention");
+  return io.finish(launch, ctx.node().label().c_str());
 }
 
 std::vector<CudaKernel> make_kernels() {
-  return {
+  std::vector<CudaKernel> kernels = {
       unary("Relu", UnaryOp::kRelu),
       unary("Sigmoid", UnaryOp::kSigmoid),
       unary("Tanh", UnaryOp::kTanh),
@@ -411,6 +411,10 @@ std::vector<CudaKernel> make_kernels() {
       {kSeqrtDomain, "SelectiveScan", all_f32, run_selective_scan},
       {kSeqrtDomain, "Attention", attention_supported, run_attention},
   };
+  add_sequence_kernels(kernels);
+  add_data_movement_kernels(kernels);
+  add_math_kernels(kernels);
+  return kernels;
 }
 
 }  // namespace

@@ -13,7 +13,12 @@ int64_t element_count(const std::vector<int64_t>& dims) {
 }
 
 Status NodeIo::begin(const std::vector<std::vector<int64_t>>& outputs,
-                     int64_t scratch_floats) {
+                     int64_t scratch_floats,
+                     const std::vector<DType>& output_dtypes) {
+  output_dtypes_.assign(outputs.size(), DType::kF32);
+  for (size_t i = 0; i < outputs.size() && i < output_dtypes.size(); ++i) {
+    output_dtypes_[i] = output_dtypes[i];
+  }
   size_t device_bytes = 0;
   size_t staging_bytes = 0;
   for (size_t i = 0; i < ctx_.num_inputs(); ++i) {
@@ -22,8 +27,9 @@ Status NodeIo::begin(const std::vector<std::vector<int64_t>>& outputs,
     device_bytes += bytes;
     staging_bytes += bytes;
   }
-  for (const auto& dims : outputs) {
-    size_t bytes = DeviceArena::aligned(sizeof(float) * element_count(dims));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    size_t bytes = DeviceArena::aligned(dtype_size(output_dtypes_[i]) *
+                                        element_count(outputs[i]));
     device_bytes += bytes;
     staging_bytes = std::max(staging_bytes, bytes);
   }
@@ -49,8 +55,8 @@ Status NodeIo::begin(const std::vector<std::vector<int64_t>>& outputs,
   output_dims_ = outputs;
   outputs_.assign(outputs.size(), nullptr);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    outputs_[i] = static_cast<float*>(
-        arena.take(sizeof(float) * element_count(outputs[i])));
+    outputs_[i] =
+        arena.take(dtype_size(output_dtypes_[i]) * element_count(outputs[i]));
   }
   scratch_ = static_cast<float*>(arena.take(sizeof(float) * scratch_floats));
   return Status::ok();
@@ -60,7 +66,8 @@ Status NodeIo::finish(cudaError_t launch, const char* what) {
   SEQRT_CUDA_RETURN_IF_ERROR(launch, what);
   for (size_t i = 0; i < outputs_.size() && i < ctx_.num_outputs(); ++i) {
     SEQRT_ASSIGN_OR_RETURN(
-        Tensor * out, ctx_.allocate_output(i, DType::kF32, output_dims_[i]));
+        Tensor * out,
+        ctx_.allocate_output(i, output_dtypes_[i], output_dims_[i]));
     size_t bytes = out->byte_size();
     SEQRT_ASSIGN_OR_RETURN(void* staging, cuda_.staging().reserve(bytes));
     // The staging buffer is reused by the next output: wait for each copy.

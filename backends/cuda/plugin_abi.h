@@ -15,7 +15,7 @@ namespace seqrt::cuda_plugin {
 
 // Raised whenever Backend, Executable, Graph, Tensor or Status change
 // layout or meaning in a way the size check below cannot see.
-inline constexpr uint32_t kAbiVersion = 1;
+inline constexpr uint32_t kAbiVersion = 2;  // 2: Executable::kernel_plan
 
 // What the runtime passes in: its view of the ABI.
 struct AbiRecord {

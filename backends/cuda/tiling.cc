@@ -162,57 +162,143 @@ Result<AttentionTiling> plan_attention(const DeviceLimits& limits,
 
 std::string ChunkedStateTiling::describe() const {
   return fmt::format(
-      "chunked state: {} column(s)/block in {}, chunk {}, shared {} of {} "
-      "bytes",
+      "chunkwise: {} column(s)/block in {}, chunk {}, shared {} of {} bytes",
       cols_per_block, state_home_name(state_home), chunk_length, shared_bytes,
       shared_limit);
 }
 
+uint64_t chunked_state_shared_bytes(int64_t rows, int64_t queries,
+                                    int64_t cols_per_block, int chunk) {
+  // The state slice; per step the key, each query, the values and the
+  // cumulative decay; the chunk × chunk decay-weighted scores.
+  const uint64_t per_step =
+      (1 + uint64_t(queries)) * rows + uint64_t(cols_per_block) + 1;
+  return kFloatBytes * (uint64_t(rows) * cols_per_block + per_step * chunk +
+                        uint64_t(chunk) * chunk);
+}
+
 Result<ChunkedStateTiling> plan_chunked_state(const DeviceLimits& limits,
                                               int64_t rows, int64_t cols,
+                                              int64_t queries,
                                               int64_t requested_chunk) {
-  if (rows < 1 || cols < 1) {
+  if (rows < 1 || cols < 1 || queries < 1) {
     return invalid_argument(
-        "cuda tiling: the state must be at least 1x1, got {}x{}", rows, cols);
+        "cuda tiling: the state must be at least 1x1 with a query, got {}x{} "
+        "and {}",
+        rows, cols, queries);
   }
   ChunkedStateTiling tiling;
-  tiling.shared_limit = limits.shared_per_block_optin;
-  int cap = requested_chunk > 0
-                ? static_cast<int>(std::min<int64_t>(requested_chunk, 256))
-                : 64;
-  // Halve the columns a block owns until its state slice plus a chunk of
-  // at least 16 steps (keys: rows, values: cols_per_block, queries: rows)
-  // fits; where nothing does, accept shorter chunks.
-  bool found = false;
+  const int cap =
+      requested_chunk > 0
+          ? static_cast<int>(std::min<int64_t>(requested_chunk, 128))
+          : 64;
+  // Prefer chunks of at least 16 steps, then the default shared memory
+  // (no opt-in), then the whole state per block; give up in reverse.
   for (int min_chunk : {std::min(cap, 16), 1}) {
-    for (int64_t slice = cols; !found; slice = (slice + 1) / 2) {
-      uint64_t state = uint64_t(kFloatBytes) * rows * slice;
-      uint64_t per_step = uint64_t(kFloatBytes) * (2 * rows + slice);
-      int chunk = longest_chunk(state, per_step, tiling.shared_limit, cap);
-      if (chunk >= min_chunk) {
-        tiling.cols_per_block = slice;
-        tiling.chunk_length = chunk;
-        tiling.shared_bytes = static_cast<uint32_t>(state + per_step * chunk);
-        found = true;
+    for (uint32_t limit :
+         {limits.shared_per_block, limits.shared_per_block_optin}) {
+      for (int64_t slice = cols; slice >= 1;
+           slice = slice == 1 ? 0 : (slice + 1) / 2) {
+        int chunk = 0;
+        for (int candidate = 1; candidate <= cap; candidate *= 2) {
+          if (chunked_state_shared_bytes(rows, queries, slice, candidate) <=
+              limit) {
+            chunk = candidate;
+          }
+        }
+        if (chunk >= min_chunk) {
+          tiling.cols_per_block = slice;
+          tiling.chunk_length = chunk;
+          tiling.shared_limit = limit;
+          tiling.shared_bytes = static_cast<uint32_t>(
+              chunked_state_shared_bytes(rows, queries, slice, chunk));
+          return tiling;
+        }
       }
-      if (slice == 1) break;
     }
   }
-  if (!found) {
-    return unsupported(
-        "cuda: a state of {} row(s) does not fit {} bytes of shared memory "
-        "even one column per block",
-        rows, tiling.shared_limit);
+  return unsupported(
+      "cuda: a state of {} row(s) does not fit {} bytes of shared memory "
+      "even one column per block",
+      rows, limits.shared_per_block_optin);
+}
+
+std::string ColumnScanTiling::describe() const {
+  return fmt::format(
+      "column scan: {} column(s)/block x {} thread(s)/column, {} row(s)/thread "
+      "in {}, chunk {}, shared {} of {} bytes",
+      cols_per_block, threads_per_column, rows_per_thread,
+      state_home_name(state_home), chunk_length, shared_bytes, shared_limit);
+}
+
+uint64_t column_scan_shared_bytes(int64_t rows, int64_t queries,
+                                  int cols_per_block, int threads, int chunk,
+                                  int rows_per_thread, StateHome home) {
+  // Per step: the key, the per-row decay and each query (rows each), the
+  // block's values and two scalars (decay factor, beta or Δ).
+  uint64_t per_step = (2 + uint64_t(queries)) * rows + cols_per_block + 2;
+  uint64_t state = home == StateHome::kSharedMemory
+                       ? uint64_t(rows_per_thread) * threads
+                       : 0;
+  return kFloatBytes * (state + per_step * chunk);
+}
+
+Result<ColumnScanTiling> plan_column_scan(const DeviceLimits& limits,
+                                          int64_t rows, int64_t cols,
+                                          int64_t queries,
+                                          int64_t requested_chunk) {
+  if (rows < 1 || cols < 1 || queries < 1) {
+    return invalid_argument(
+        "cuda tiling: a column scan needs rows, columns and queries >= 1, got "
+        "{}, {}, {}",
+        rows, cols, queries);
   }
-  // 256 threads hold up to 32 floats each in registers.
-  tiling.state_home = rows * tiling.cols_per_block <= 256 * 32
+  ColumnScanTiling tiling;
+  const int64_t warp = limits.warp_size;
+  tiling.threads_per_column = static_cast<int>(std::min<int64_t>(
+      warp,
+      next_power_of_two((rows + kMaxRowsPerThread - 1) / kMaxRowsPerThread)));
+  tiling.rows_per_thread = static_cast<int>(
+      (rows + tiling.threads_per_column - 1) / tiling.threads_per_column);
+  tiling.state_home = tiling.rows_per_thread <= kMaxRowsPerThread
                           ? StateHome::kRegisters
                           : StateHome::kSharedMemory;
-  if (tiling.state_home == StateHome::kRegisters) {
-    tiling.shared_bytes -=
-        static_cast<uint32_t>(kFloatBytes * rows * tiling.cols_per_block);
+  const int cap =
+      requested_chunk > 0
+          ? static_cast<int>(std::min<int64_t>(requested_chunk, 256))
+          : 64;
+  // About 256 threads per block. Prefer the default shared memory (no
+  // opt-in, more blocks per SM) and chunks of at least 8 steps; give up
+  // columns per block, then the default limit, then chunk length.
+  const int wide = static_cast<int>(
+      std::min<int64_t>(cols, std::max(1, 256 / tiling.threads_per_column)));
+  for (int min_chunk : {std::min(cap, 8), 1}) {
+    for (uint32_t limit :
+         {limits.shared_per_block, limits.shared_per_block_optin}) {
+      for (int slice = wide; slice >= 1;
+           slice = slice == 1 ? 0 : (slice + 1) / 2) {
+        tiling.cols_per_block = slice;
+        tiling.shared_limit = limit;
+        const int threads = tiling.threads();
+        auto bytes = [&](int chunk) {
+          return column_scan_shared_bytes(rows, queries, slice, threads, chunk,
+                                          tiling.rows_per_thread,
+                                          tiling.state_home);
+        };
+        uint64_t fixed = bytes(0);
+        int chunk = longest_chunk(fixed, bytes(1) - fixed, limit, cap);
+        if (chunk >= min_chunk) {
+          tiling.chunk_length = chunk;
+          tiling.shared_bytes = static_cast<uint32_t>(bytes(chunk));
+          return tiling;
+        }
+      }
+    }
   }
-  return tiling;
+  return unsupported(
+      "cuda: a column scan of {} row(s) and {} query vector(s) does not fit "
+      "{} bytes of shared memory even one column per block",
+      rows, queries, limits.shared_per_block_optin);
 }
 
 }  // namespace seqrt::cuda

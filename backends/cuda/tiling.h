@@ -72,23 +72,70 @@ Result<AttentionTiling> plan_attention(const DeviceLimits& limits,
                                        int64_t query_length, int64_t key_length,
                                        int64_t batch_heads);
 
-// Chunked sequence ops with a matrix state (Retention, LinearAttention,
-// SSD, NeuralMemory): a block owns a `rows × cols_per_block` slice of the
-// (rows, cols) fp32 state; the slice stays in shared memory (or registers
-// when it is small enough) for the whole pass, and chunks of
-// `chunk_length` steps of keys/values are staged beside it.
+// The chunkwise form of Retention and LinearAttention (linear, gated per
+// head): a block owns a `rows × cols_per_block` slice of the (rows, cols)
+// fp32 state in shared memory for the whole pass; per chunk of
+// `chunk_length` steps it stages the keys, each query vector (rows per
+// step), the values of its columns, the chunk's decay matrix (chunk²) and
+// cumulative decays, computes the chunk's outputs in parallel and moves
+// the state across the chunk at once.
 struct ChunkedStateTiling {
   int64_t cols_per_block = 0;
   int chunk_length = 1;
   StateHome state_home = StateHome::kSharedMemory;
   uint32_t shared_bytes = 0;
   uint32_t shared_limit = 0;
+  static constexpr int kThreads = 256;
   std::string describe() const;
 };
+uint64_t chunked_state_shared_bytes(int64_t rows, int64_t queries,
+                                    int64_t cols_per_block, int chunk);
 // `requested_chunk` is the op's hint (0: none); the plan may shorten it to
 // fit, which never changes results.
 Result<ChunkedStateTiling> plan_chunked_state(const DeviceLimits& limits,
                                               int64_t rows, int64_t cols,
+                                              int64_t queries,
                                               int64_t requested_chunk);
+// Sequences this long or longer run chunkwise; shorter ones (decode steps)
+// run the recurrence (ColumnScanTiling), which has no chunk overhead.
+inline constexpr int64_t kChunkwiseMinSteps = 16;
+inline bool prefer_chunkwise(int64_t steps) {
+  return steps >= kChunkwiseMinSteps;
+}
+
+// Recurrences whose matrix state splits into independent columns
+// (Retention, LinearAttention with every update rule, SSD): column j of a
+// (rows × cols) state is updated from step t's key (rows), value (one per
+// column) and decay, and read by `queries` query vectors, with reductions
+// over rows only. A block owns `cols_per_block` columns; each column's rows
+// are spread over `threads_per_column` lanes (a power of two dividing the
+// warp) holding `rows_per_thread` each — in registers when at most
+// kMaxRowsPerThread, else in shared memory. Keys, queries, per-row decays
+// and the block's values of `chunk_length` steps are staged in shared
+// memory at once, so the state never leaves the chip during the pass.
+struct ColumnScanTiling {
+  int threads_per_column = 1;
+  int rows_per_thread = 1;
+  int cols_per_block = 1;
+  int chunk_length = 1;
+  StateHome state_home = StateHome::kRegisters;
+  uint32_t shared_bytes = 0;
+  uint32_t shared_limit = 0;
+  // Whole warps: lanes past the last column take part in the shuffles.
+  int threads() const {
+    return (threads_per_column * cols_per_block + 31) / 32 * 32;
+  }
+  std::string describe() const;
+};
+inline constexpr int kMaxRowsPerThread = 16;
+// Shared memory bytes of a chunk of `chunk` steps (staging plus the state
+// when it lives in shared memory); the kernel lays it out the same way.
+uint64_t column_scan_shared_bytes(int64_t rows, int64_t queries,
+                                  int cols_per_block, int threads, int chunk,
+                                  int rows_per_thread, StateHome home);
+Result<ColumnScanTiling> plan_column_scan(const DeviceLimits& limits,
+                                          int64_t rows, int64_t cols,
+                                          int64_t queries,
+                                          int64_t requested_chunk);
 
 }  // namespace seqrt::cuda

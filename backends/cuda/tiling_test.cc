@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <vector>
+
 namespace seqrt::cuda {
 namespace {
 
@@ -97,36 +100,140 @@ TEST(CudaTiling, DecodeSplitsTheKeys) {
 
 TEST(CudaTiling, ChunkedStateFitsEverySharedLimit) {
   for (uint32_t kib : {16u, 32u, 48u, 228u}) {
-    // Retention dk = dv = 256, SSD P = 64 x N = 128, NeuralMemory 64 x 256.
-    for (auto [rows, cols] :
-         {std::pair<int64_t, int64_t>{256, 256}, {64, 128}, {64, 256}}) {
+    // Retention dk = dv = 256 and 64 x 128, LinearAttention 128 x 128 with
+    // four query heads per state.
+    for (auto [rows, cols, queries] :
+         {std::array<int64_t, 3>{256, 256, 1}, {64, 128, 1}, {128, 128, 4}}) {
       auto tiling = plan_chunked_state(DeviceLimits::with_shared(kib * kKiB),
-                                       rows, cols, 64);
+                                       rows, cols, queries, 64);
       ASSERT_TRUE(tiling.is_ok()) << tiling.status().to_string();
       EXPECT_LE(tiling->shared_bytes, kib * kKiB) << tiling->describe();
+      EXPECT_EQ(tiling->shared_bytes, chunked_state_shared_bytes(
+                                          rows, queries, tiling->cols_per_block,
+                                          tiling->chunk_length));
       EXPECT_GE(tiling->chunk_length, kib >= 48 ? 16 : 1) << tiling->describe();
       EXPECT_LE(tiling->chunk_length, 64);
       EXPECT_GE(tiling->cols_per_block, 1);
       EXPECT_LE(tiling->cols_per_block, cols);
+      EXPECT_EQ(tiling->state_home, StateHome::kSharedMemory);
     }
   }
 }
 
 TEST(CudaTiling, ChunkedStateKeepsWholeStateWhenRoomAllows) {
-  auto big = plan_chunked_state(DeviceLimits::sm90(), 128, 128, 256);
+  // 128 x 128 stays in the default 48 KiB: 32 columns, 16-step chunks.
+  auto big = plan_chunked_state(DeviceLimits::sm90(), 128, 128, 1, 64);
   ASSERT_TRUE(big.is_ok());
-  EXPECT_EQ(big->cols_per_block, 128) << big->describe();
-  EXPECT_EQ(big->state_home, StateHome::kSharedMemory);
+  EXPECT_EQ(big->shared_limit, 48 * kKiB) << big->describe();
+  EXPECT_EQ(big->cols_per_block, 32);
+  EXPECT_EQ(big->chunk_length, 16);
+  // With room for everything, the whole state and the hint's chunk.
+  auto roomy = plan_chunked_state(DeviceLimits::with_shared(228 * kKiB), 128,
+                                  128, 1, 32);
+  ASSERT_TRUE(roomy.is_ok());
+  EXPECT_EQ(roomy->cols_per_block, 128) << roomy->describe();
+  EXPECT_EQ(roomy->chunk_length, 32);
   auto small =
-      plan_chunked_state(DeviceLimits::with_shared(16 * kKiB), 64, 128, 64);
+      plan_chunked_state(DeviceLimits::with_shared(16 * kKiB), 64, 128, 1, 64);
   ASSERT_TRUE(small.is_ok());
   EXPECT_LT(small->cols_per_block, 128);
-  // A 16 x 16 state lives in registers.
-  auto tiny = plan_chunked_state(DeviceLimits::sm80(), 16, 16, 0);
+  // A 16 x 16 state takes the hint's chunk whole in 48 KiB.
+  auto tiny = plan_chunked_state(DeviceLimits::sm80(), 16, 16, 1, 32);
   ASSERT_TRUE(tiny.is_ok());
-  EXPECT_EQ(tiny->state_home, StateHome::kRegisters);
-  EXPECT_EQ(plan_chunked_state(DeviceLimits::sm80(), 0, 16, 0).status().code(),
+  EXPECT_EQ(tiny->cols_per_block, 16);
+  EXPECT_EQ(tiny->chunk_length, 32);
+  EXPECT_EQ(tiny->shared_limit, 48 * kKiB);
+  // The hint is capped at 128 (the chunk² scores).
+  auto capped =
+      plan_chunked_state(DeviceLimits::with_shared(228 * kKiB), 8, 8, 1, 512);
+  ASSERT_TRUE(capped.is_ok());
+  EXPECT_EQ(capped->chunk_length, 128);
+  EXPECT_EQ(
+      plan_chunked_state(DeviceLimits::sm80(), 0, 16, 1, 0).status().code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_TRUE(prefer_chunkwise(kChunkwiseMinSteps));
+  EXPECT_FALSE(prefer_chunkwise(1));
+}
+
+TEST(CudaTiling, ColumnScanFitsEverySharedLimit) {
+  // Retention 16x8 and 256x256, LinearAttention 128x128 with 1 and 8 query
+  // heads per kv head, SSD N = 64 x P = 64, and a 1024-row state.
+  const std::vector<std::array<int64_t, 3>> problems = {
+      {16, 8, 1},    {256, 256, 1}, {128, 128, 1},
+      {128, 128, 8}, {64, 64, 1},   {1024, 64, 1}};
+  for (uint32_t kib : {16u, 32u, 48u, 228u}) {
+    for (auto [rows, cols, queries] : problems) {
+      auto tiling = plan_column_scan(DeviceLimits::with_shared(kib * kKiB),
+                                     rows, cols, queries, 64);
+      if (rows == 1024 && kib == 16) {
+        // One step's key, query and decays (12 KiB) beside one warp's
+        // 32 rows each of state (4 KiB) is just over 16 KiB.
+        EXPECT_EQ(tiling.status().code(), StatusCode::kUnsupported);
+        continue;
+      }
+      ASSERT_TRUE(tiling.is_ok()) << kib << " KiB, " << rows << "x" << cols
+                                  << ": " << tiling.status().to_string();
+      EXPECT_LE(tiling->shared_bytes, kib * kKiB) << tiling->describe();
+      EXPECT_EQ(
+          tiling->shared_bytes,
+          column_scan_shared_bytes(rows, queries, tiling->cols_per_block,
+                                   tiling->threads(), tiling->chunk_length,
+                                   tiling->rows_per_thread, tiling->state_home))
+          << tiling->describe();
+      EXPECT_GE(tiling->threads_per_column * tiling->rows_per_thread, rows);
+      EXPECT_EQ(32 % tiling->threads_per_column, 0);
+      EXPECT_LE(tiling->threads(), 1024);
+      EXPECT_EQ(tiling->threads() % 32, 0);
+      EXPECT_GE(tiling->cols_per_block, 1);
+      EXPECT_LE(tiling->cols_per_block, cols);
+      EXPECT_GE(tiling->chunk_length, 1);
+      EXPECT_LE(tiling->chunk_length, 64);
+      if (tiling->state_home == StateHome::kRegisters) {
+        EXPECT_LE(tiling->rows_per_thread, kMaxRowsPerThread);
+      }
+    }
+  }
+}
+
+TEST(CudaTiling, ColumnScanKeepsStateInRegistersUpTo512Rows) {
+  for (DeviceLimits limits : {DeviceLimits::sm80(), DeviceLimits::sm90()}) {
+    // dk = 128: 8 lanes per column, 16 rows each, in registers; staging
+    // fits the default 48 KiB, so no opt-in is needed.
+    auto la = plan_column_scan(limits, 128, 128, 1, 64);
+    ASSERT_TRUE(la.is_ok()) << la.status().to_string();
+    EXPECT_EQ(la->threads_per_column, 8) << la->describe();
+    EXPECT_EQ(la->rows_per_thread, 16);
+    EXPECT_EQ(la->state_home, StateHome::kRegisters);
+    EXPECT_EQ(la->cols_per_block, 32);
+    EXPECT_EQ(la->shared_limit, 48 * kKiB);
+    EXPECT_GE(la->chunk_length, 8);
+    // SSD N = 16: one lane per column.
+    auto ssd = plan_column_scan(limits, 16, 64, 1, 256);
+    ASSERT_TRUE(ssd.is_ok());
+    EXPECT_EQ(ssd->threads_per_column, 1);
+    EXPECT_EQ(ssd->cols_per_block, 64);
+    // 1024 rows: a whole warp per column, 32 rows each in shared memory.
+    auto big = plan_column_scan(limits, 1024, 64, 1, 64);
+    ASSERT_TRUE(big.is_ok());
+    EXPECT_EQ(big->threads_per_column, 32);
+    EXPECT_EQ(big->rows_per_thread, 32);
+    EXPECT_EQ(big->state_home, StateHome::kSharedMemory);
+  }
+  // The chunk hint caps the chunk; the plan never lengthens it.
+  auto short_chunk = plan_column_scan(DeviceLimits::sm90(), 16, 16, 1, 4);
+  ASSERT_TRUE(short_chunk.is_ok());
+  EXPECT_EQ(short_chunk->chunk_length, 4);
+}
+
+TEST(CudaTiling, ColumnScanRejectsWhatCannotFit) {
+  EXPECT_EQ(plan_column_scan(DeviceLimits::sm90(), 0, 16, 1, 0).status().code(),
             StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      plan_column_scan(DeviceLimits::sm90(), 16, 16, 0, 0).status().code(),
+      StatusCode::kInvalidArgument);
+  // 1 KiB cannot hold one step of a 256-row key and query.
+  auto tiny = plan_column_scan(DeviceLimits::with_shared(1024), 256, 16, 1, 64);
+  EXPECT_EQ(tiny.status().code(), StatusCode::kUnsupported);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "backends/vulkan/driver_pin.h"
+
 namespace seqrt::vulkan {
 namespace {
 
@@ -43,12 +45,14 @@ bool is_all_digits(const std::string& text) {
 
 Result<std::shared_ptr<Device>> Device::open(const VulkanOptions& options) {
   std::shared_ptr<Device> device(new Device());
+  const std::set<std::string> libraries = loaded_libraries();
   SEQRT_ASSIGN_OR_RETURN(device->fns_, load_vulkan_library());
   bool validation =
       options.validation || env_or_empty("SEQRT_VULKAN_VALIDATION") == "1";
   SEQRT_RETURN_IF_ERROR(device->create_instance(validation));
   SEQRT_RETURN_IF_ERROR(device->choose_physical(options));
   SEQRT_RETURN_IF_ERROR(device->create_device());
+  keep_loaded_since(libraries);
   device->read_limits(options);
   std::string fault = options.inject_fault.empty()
                           ? env_or_empty("SEQRT_VULKAN_INJECT_FAULT")

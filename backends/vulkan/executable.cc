@@ -318,6 +318,20 @@ Result<std::vector<VulkanExecutable::NodeTiling>> VulkanExecutable::tilings(
   return prepared->tilings;
 }
 
+Result<std::vector<KernelPlanEntry>> VulkanExecutable::kernel_plan(
+    const std::map<std::string, int64_t>& bindings) const {
+  SEQRT_ASSIGN_OR_RETURN(std::vector<NodeTiling> nodes, tilings(bindings));
+  std::vector<KernelPlanEntry> entries;
+  for (const NodeTiling& node : nodes) {
+    const KernelTiling& tiling = node.tiling;
+    const Node& graph_node = graph_.nodes[node.node];
+    entries.push_back({graph_node.name, graph_node.op, tiling.summary,
+                       tiling.state_place, tiling.shared_bytes,
+                       tiling.shared_limit});
+  }
+  return entries;
+}
+
 int VulkanExecutable::programs_recorded() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return static_cast<int>(prepared_.size());

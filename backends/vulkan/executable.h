@@ -45,6 +45,8 @@ class VulkanExecutable : public Executable {
   };
   Result<std::vector<NodeTiling>> tilings(
       const std::map<std::string, int64_t>& bindings) const;
+  Result<std::vector<KernelPlanEntry>> kernel_plan(
+      const std::map<std::string, int64_t>& bindings) const override;
   int programs_recorded() const;
 
  private:

@@ -4,138 +4,31 @@
 // equivalence and the scan's state-store count.
 #include <gtest/gtest.h>
 
-#include "backends/vulkan/kernels/sequence_scan.h"
-#include "backends/vulkan/kernels/sequence_testing.h"
-#include "ops/op_test_util.h"
-#include "ops/sequence/scan_test_util.h"
+#include "backends/vulkan/kernels/sequence_device_testing.h"
 
 namespace seqrt::vulkan {
 namespace {
 
 using scan_testing::slice_axis;
 using scan_testing::uniform;
-using sequence_testing::TestRecorder;
+using sequence_testing::DeviceConfig;
+using sequence_testing::expect_matches_reference;
+using sequence_testing::open_device;
+using sequence_testing::run_on_device;
+using sequence_testing::RunOptions;
 
-struct DeviceConfig {
-  uint32_t shared_kib;
-  bool subgroup;
-};
-
-const DeviceConfig kConfigs[] = {{16, true},  {32, true},  {48, true},
-                                 {16, false}, {32, false}, {48, false}};
-
-// One device per configuration, opened with the validation layers.
-class Devices {
- public:
-  static Result<std::shared_ptr<Device>> get(const DeviceConfig& config) {
-    VulkanOptions options;
-    options.shared_limit_bytes = config.shared_kib * 1024;
-    options.disable_subgroup_ops = !config.subgroup;
-    options.validation = true;
-    return Device::open(options);
-  }
-};
-
-struct DeviceRun {
-  std::vector<Tensor> outputs;
-  KernelTiling tiling;
-  uint32_t state_stores = 0;
-  int dispatches = 0;
-};
-
-// Plans and records one node on `device`, runs it, reads the outputs back
-// (with the dims the reference gave). `count_stores` turns on the scan's
-// debug store counter.
-Result<DeviceRun> run_on_device(
-    std::shared_ptr<Device> device, const std::string& domain,
-    const std::string& op, const std::vector<Tensor>& inputs,
-    const AttrMap& attrs, const std::vector<Tensor>& want,
-    bool count_stores = false, const DeviceLimits* plan_limits = nullptr) {
-  auto pipelines = std::make_shared<Pipelines>(device);
-  SEQRT_ASSIGN_OR_RETURN(auto recorder,
-                         TestRecorder::create(device, pipelines));
-  std::vector<bool> present;
-  for (const Tensor& t : inputs) present.push_back(!t.empty());
-  Node node = op_testing::make_node(op, attrs, present, want.size());
-  node.domain = domain;
-  NodeArgs args;
-  args.node = &node;
-  for (const Tensor& t : inputs) {
-    SEQRT_ASSIGN_OR_RETURN(BufferSlice slice, recorder->upload(t));
-    args.inputs.push_back(slice);
-    args.input_dims.push_back(t.dims());
-    args.input_dtypes.push_back(t.empty() ? DType::kUndefined : DType::kF32);
-  }
-  for (const Tensor& t : want) {
-    SEQRT_ASSIGN_OR_RETURN(BufferSlice slice,
-                           recorder->allocate(t.byte_size()));
-    args.outputs.push_back(slice);
-    args.output_dims.push_back(t.dims());
-    args.output_dtypes.push_back(DType::kF32);
-  }
-  const VulkanKernel* kernel = kernel_table().find(domain, op);
-  if (kernel == nullptr) return not_found("no Vulkan kernel for {}", op);
-  DeviceRun run;
-  SEQRT_ASSIGN_OR_RETURN(
-      run.tiling,
-      kernel->plan(args,
-                   plan_limits != nullptr ? *plan_limits : device->limits()));
-  BufferSlice counter;
-  if (count_stores) {
-    SEQRT_ASSIGN_OR_RETURN(counter, recorder->allocate(4));
-    SEQRT_RETURN_IF_ERROR(
-        record_selective_scan(args, run.tiling, *recorder, &counter));
-  } else {
-    SEQRT_RETURN_IF_ERROR(kernel->record(args, run.tiling, *recorder));
-  }
-  SEQRT_RETURN_IF_ERROR(recorder->run());
-  for (size_t i = 0; i < want.size(); ++i) {
-    SEQRT_ASSIGN_OR_RETURN(Tensor out,
-                           recorder->download(args.outputs[i], want[i].dims()));
-    run.outputs.push_back(std::move(out));
-  }
-  if (count_stores) run.state_stores = recorder->word(counter);
-  run.dispatches = recorder->dispatches();
-  return run;
-}
-
-// Reference vs device for every configuration; returns the tilings used.
-std::vector<KernelTiling> expect_matches_reference(
-    const std::string& domain, const std::string& op,
-    const std::vector<Tensor>& inputs, const AttrMap& attrs, double tol) {
-  std::vector<KernelTiling> tilings;
-  auto want = scan_testing::run_op(domain, op, inputs, attrs);
-  EXPECT_TRUE(want.is_ok()) << want.status().to_string();
-  if (!want.is_ok()) return tilings;
-  for (const DeviceConfig& config : kConfigs) {
-    SCOPED_TRACE(testing::Message()
-                 << config.shared_kib << " KiB, subgroup " << config.subgroup);
-    auto device = Devices::get(config);
-    if (!device.is_ok()) {
-      ADD_FAILURE() << device.status().to_string();
-      return tilings;
-    }
-    auto got = run_on_device(*device, domain, op, inputs, attrs, *want);
-    EXPECT_TRUE(got.is_ok()) << got.status().to_string();
-    if (!got.is_ok()) return tilings;
-    EXPECT_LE(got->tiling.shared_bytes, config.shared_kib * 1024u);
-    for (size_t i = 0; i < want->size(); ++i) {
-      scan_testing::expect_close(got->outputs[i], (*want)[i], tol,
-                                 "output " + std::to_string(i));
-    }
-    EXPECT_EQ((*device)->validation_messages(), 0)
-        << ((*device)->validation_log().empty()
-                ? ""
-                : (*device)->validation_log().front());
-    tilings.push_back(got->tiling);
-  }
-  return tilings;
+// Runs with the scan's debug store counter (and optionally other limits).
+RunOptions counting(const DeviceLimits* plan_limits = nullptr) {
+  RunOptions options;
+  options.count_stores = true;
+  options.plan_limits = plan_limits;
+  return options;
 }
 
 class VulkanSequence : public testing::Test {
  protected:
   void SetUp() override {
-    auto device = Devices::get({48, true});
+    auto device = open_device({48, true});
     if (!device.is_ok()) {
       GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
     }
@@ -178,7 +71,7 @@ TEST_F(VulkanSequence, SelectiveScanStepEqualsReference) {
 }
 
 TEST_F(VulkanSequence, SelectiveScanWholeEqualsPartsWithCarriedState) {
-  auto device = Devices::get({32, true});
+  auto device = open_device({32, true});
   ASSERT_TRUE(device.is_ok());
   std::vector<Tensor> whole = scan_inputs(1, 4, 20, 16, 1, true);
   auto want = scan_testing::run_op(kSeqrtDomain, "SelectiveScan", whole, {});
@@ -213,14 +106,14 @@ TEST_F(VulkanSequence, SelectiveScanWholeEqualsPartsWithCarriedState) {
 TEST_F(VulkanSequence, SelectiveScanStoresItsStateOncePerPass) {
   for (const DeviceConfig& config :
        {DeviceConfig{16, false}, DeviceConfig{48, true}}) {
-    auto device = Devices::get(config);
+    auto device = open_device(config);
     ASSERT_TRUE(device.is_ok());
     const int64_t b = 2, d = 8, l = 45, n = 64;
     std::vector<Tensor> in = scan_inputs(b, d, l, n, 2, true);
     auto want = scan_testing::run_op(kSeqrtDomain, "SelectiveScan", in, {});
     ASSERT_TRUE(want.is_ok());
     auto got = run_on_device(*device, kSeqrtDomain, "SelectiveScan", in, {},
-                             *want, /*count_stores=*/true);
+                             *want, counting());
     ASSERT_TRUE(got.is_ok()) << got.status().to_string();
     // One store per state element for the whole pass of 45 tokens, not
     // one per token (which would be 45 times as many).
@@ -233,7 +126,7 @@ TEST_F(VulkanSequence, ScanStateInSharedMemoryGivesTheSameResults) {
   // Planned for a device with 4 invocations per workgroup: 128 states
   // need 32 per invocation, over the register budget, so the state lives
   // in shared memory.
-  auto device = Devices::get({32, false});
+  auto device = open_device({32, false});
   ASSERT_TRUE(device.is_ok());
   DeviceLimits few = (*device)->limits();
   few.max_invocations = 4;
@@ -241,7 +134,7 @@ TEST_F(VulkanSequence, ScanStateInSharedMemoryGivesTheSameResults) {
   auto want = scan_testing::run_op(kSeqrtDomain, "SelectiveScan", in, {});
   ASSERT_TRUE(want.is_ok());
   auto got = run_on_device(*device, kSeqrtDomain, "SelectiveScan", in, {},
-                           *want, /*count_stores=*/true, &few);
+                           *want, counting(&few));
   ASSERT_TRUE(got.is_ok()) << got.status().to_string();
   EXPECT_EQ(got->tiling.state_place, "shared memory");
   EXPECT_EQ(got->state_stores, 4u * 128u);
@@ -265,7 +158,7 @@ TEST_F(VulkanSequence, CausalConvMatchesReferenceAtEveryLimit) {
 }
 
 TEST_F(VulkanSequence, CausalConvPrefillThenStepsEqualsWhole) {
-  auto device = Devices::get({16, false});
+  auto device = open_device({16, false});
   ASSERT_TRUE(device.is_ok());
   const int64_t b = 2, c = 3, l = 9, k = 4;
   std::vector<Tensor> whole = {
@@ -322,7 +215,7 @@ TEST_F(VulkanSequence, RetentionMatchesReferenceAtEveryLimit) {
 }
 
 TEST_F(VulkanSequence, RetentionPrefillThenStepsEqualsWhole) {
-  auto device = Devices::get({16, true});
+  auto device = open_device({16, true});
   ASSERT_TRUE(device.is_ok());
   std::vector<Tensor> whole = retention_inputs(1, 2, 7, 24, 8);
   auto want = scan_testing::run_op(kSeqrtDomain, "Retention", whole, {});

@@ -3,7 +3,10 @@
 // grids, and that bad shapes are errors, not crashes.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "backends/vulkan/kernels/sequence_scan.h"
+#include "backends/vulkan/tiling.h"
 #include "ops/op_test_util.h"
 
 namespace seqrt::vulkan {
@@ -19,7 +22,7 @@ class ListRecorder : public Recorder {
   }
   Result<BufferSlice> scratch(VkDeviceSize bytes) override {
     ++scratches;
-    return slice(900, bytes);
+    return slice(900 + scratches, bytes);  // each a buffer of its own
   }
   Status copy(const BufferSlice&, const BufferSlice&) override {
     return Status::ok();
@@ -111,7 +114,55 @@ TEST(SequenceRecord, SelectiveScanBindsEveryInputOnce) {
   const uint32_t channels = d.specialization[1];
   EXPECT_EQ(d.groups[0] * channels, 8u);
   EXPECT_EQ(d.groups[1], 2u);
-  EXPECT_EQ(d.push_constants.size(), 24u);
+  EXPECT_EQ(d.push_constants.size(), 32u) << "8 words: sizes, flags, tokens";
+}
+
+TEST(SequenceRecord, LongScanIsCutIntoSegmentsCarryingTheState) {
+  // 40000 tokens: more loop iterations than one dispatch may run on
+  // llvmpipe (tiling.h, kMaxLoopIterations).
+  Node node = op_testing::make_node("SelectiveScan", {},
+                                    {true, true, true, true, true}, 1);
+  node.domain = kSeqrtDomain;
+  NodeArgs args = make_args(node,
+                            {{1, 2, 40000},
+                             {1, 2, 40000},
+                             {2, 16},
+                             {1, 1, 16, 40000},
+                             {1, 1, 16, 40000}},
+                            {{1, 2, 40000}});
+  const VulkanKernel* kernel =
+      kernel_table().find(kSeqrtDomain, "SelectiveScan");
+  ASSERT_NE(kernel, nullptr);
+  auto tiling = kernel->plan(args, test_limits());
+  ASSERT_TRUE(tiling.is_ok()) << tiling.status().to_string();
+  auto t = scan_tiling_from(*tiling);
+  ASSERT_TRUE(t.is_ok());
+  ASSERT_LT(t->segment, 40000u);
+  ListRecorder recorder(test_limits());
+  ASSERT_TRUE(kernel->record(args, *tiling, recorder).is_ok());
+  const size_t segments = (40000 + t->segment - 1) / t->segment;
+  ASSERT_EQ(recorder.dispatches.size(), segments);
+  uint32_t next = 0;
+  for (size_t k = 0; k < segments; ++k) {
+    const Dispatch& d = recorder.dispatches[k];
+    uint32_t words[8];
+    ASSERT_EQ(d.push_constants.size(), sizeof(words));
+    std::memcpy(words, d.push_constants.data(), sizeof(words));
+    EXPECT_EQ(words[6], next) << "segments follow each other";
+    next = words[7];
+    // Segment k > 0 reads the state the one before wrote (present is not
+    // requested, so the carrier is scratch memory, not a stand-in).
+    const bool reads_past = (words[5] & 1u) != 0;
+    const bool writes_present = (words[5] & 2u) != 0;
+    EXPECT_EQ(reads_past, k > 0);
+    EXPECT_EQ(writes_present, k + 1 < segments);
+    if (k > 0) {
+      EXPECT_NE(d.reads[8].buffer, d.writes[0].buffer) << "not the spare";
+      EXPECT_EQ(d.reads[8].buffer, recorder.dispatches[k - 1].writes[1].buffer);
+      EXPECT_EQ(d.reads[8].offset, recorder.dispatches[k - 1].writes[1].offset);
+    }
+  }
+  EXPECT_EQ(next, 40000u);
 }
 
 TEST(SequenceRecord, SelectiveScanRejectsBadShapes) {

@@ -91,7 +91,7 @@ TEST(SequenceTiling, ScanFailsClearlyWhenNothingFits) {
 
 TEST(SequenceTiling, ScanConstantsAreChecked) {
   KernelTiling bad;
-  bad.constants = {3, 1, 2, 1, 1, 0, 0};  // 3 != 1 * 2
+  bad.constants = {3, 1, 2, 1, 1, 0, 0, 64};  // 3 != 1 * 2
   EXPECT_FALSE(scan_tiling_from(bad).is_ok());
   bad.constants = {1};
   EXPECT_FALSE(scan_tiling_from(bad).is_ok());

@@ -82,6 +82,20 @@ Result<KernelTiling> plan_state_columns(const char* op, const char* columns,
 
 }  // namespace
 
+uint32_t segment_tokens(uint64_t per_tile, uint32_t tile, uint64_t fixed) {
+  const uint64_t budget =
+      kMaxLoopIterations > fixed ? kMaxLoopIterations - fixed : 0;
+  const uint64_t tiles =
+      std::max<uint64_t>(budget / std::max<uint64_t>(per_tile, 1), 1);
+  return static_cast<uint32_t>(std::min<uint64_t>(tiles * tile, 1u << 30));
+}
+
+std::vector<uint32_t> scan_constants(const ScanTiling& t) {
+  return {t.invocations,           t.channels, t.splits,
+          t.states_per_invocation, t.tile,     t.state_shared ? 1u : 0u,
+          t.subgroup ? 1u : 0u};
+}
+
 uint32_t scan_shared_bytes(const ScanTiling& t) {
   const uint32_t padded = t.splits * t.states_per_invocation;
   const uint32_t tiles = 2 * padded * t.tile;  // B and C rows
@@ -98,6 +112,12 @@ Result<KernelTiling> plan_selective_scan(const ScanSizes& sizes,
 Result<KernelTiling> plan_retention(int64_t dk, int64_t dv, int64_t length,
                                     const DeviceLimits& limits) {
   return plan_state_columns("Retention", "value columns", {dv, dk, length},
+                            limits);
+}
+
+Result<KernelTiling> plan_ssd(int64_t head_dim, int64_t states, int64_t length,
+                              const DeviceLimits& limits) {
+  return plan_state_columns("SSD", "head columns", {head_dim, states, length},
                             limits);
 }
 
@@ -140,19 +160,34 @@ Result<KernelTiling> plan_state_columns(const char* op, const char* columns,
         op, sizes.states, kib(scan_shared_bytes(t)),
         kib(limits.shared_memory_bytes));
   }
+  // Loops of the scan-shaped shaders per token tile, counting the loops
+  // whose trip count is not a small constant (those the compiler unrolls):
+  // staging the tile, the tokens, summing the partials.
+  auto loop = [](uint64_t trips) { return trips > 16 ? trips : 0; };
+  const uint64_t per_tile =
+      1 +
+      ceil_div(uint64_t{t.splits} * t.states_per_invocation * t.tile,
+               t.invocations) +
+      t.tile * (1 + loop(t.states_per_invocation)) +
+      (t.subgroup ? 0
+                  : ceil_div(uint64_t{t.channels} * t.tile, t.invocations) *
+                        (1 + loop(t.splits)));
+  t.segment =
+      segment_tokens(per_tile, t.tile, 2 * t.states_per_invocation + 16);
   KernelTiling out;
   out.state_place = t.state_shared ? "shared memory" : "registers";
   out.summary = fmt::format(
       "{} {} x {} states per workgroup ({} invocations, {} states "
-      "each), token tile {}, {} reduction",
+      "each), token tile {}, {} reduction{}",
       t.channels, columns, states, t.invocations, t.states_per_invocation,
-      t.tile, t.subgroup ? "subgroup" : "shared-memory");
+      t.tile, t.subgroup ? "subgroup" : "shared-memory",
+      sizes.length > t.segment
+          ? fmt::format(", {} tokens per dispatch", t.segment)
+          : "");
   out.shared_bytes = scan_shared_bytes(t);
   out.shared_limit = limits.shared_memory_bytes;
-  out.constants = {
-      t.invocations,           t.channels, t.splits,
-      t.states_per_invocation, t.tile,     t.state_shared ? 1u : 0u,
-      t.subgroup ? 1u : 0u};
+  out.constants = scan_constants(t);
+  out.constants.push_back(t.segment);
   return out;
 }
 
@@ -160,14 +195,14 @@ Result<KernelTiling> plan_state_columns(const char* op, const char* columns,
 
 Result<ScanTiling> scan_tiling_from(const KernelTiling& tiling) {
   const std::vector<uint32_t>& c = tiling.constants;
-  if (c.size() != 7 || c[0] != c[1] * c[2] || c[0] == 0 || c[3] == 0 ||
-      c[4] == 0) {
+  if (c.size() != 8 || c[0] != c[1] * c[2] || c[0] == 0 || c[3] == 0 ||
+      c[4] == 0 || c[7] == 0) {
     return internal_error(
         "SelectiveScan (vulkan): tiling constants are not a "
         "scan tiling ({} numbers)",
         c.size());
   }
-  return ScanTiling{c[0], c[1], c[2], c[3], c[4], c[5] != 0, c[6] != 0};
+  return ScanTiling{c[0], c[1], c[2], c[3], c[4], c[5] != 0, c[6] != 0, c[7]};
 }
 
 uint32_t conv_shared_bytes(const ConvTiling& t) {

@@ -1,6 +1,7 @@
 // Kernel benchmarks of the CUDA backend on device-resident buffers, timed
 // with CUDA events: SelectiveScan in GB/s beside the device's measured
-// copy bandwidth (the roofline), elementwise and row kernels in GB/s, and
+// copy bandwidth (the roofline), SSD (recurrent and chunkwise) and
+// Retention likewise, elementwise and row kernels in GB/s, and
 // the cuBLASLt GEMM in TFLOP/s. Usage: seqrt_cuda_kernel_bench [--quick]
 #include <cuda_runtime_api.h>
 
@@ -9,6 +10,8 @@
 #include <functional>
 #include <vector>
 
+#include "backends/cuda/kernels/chunkwise.h"
+#include "backends/cuda/kernels/column_scan.h"
 #include "backends/cuda/kernels/elementwise.h"
 #include "backends/cuda/kernels/gemm.h"
 #include "backends/cuda/kernels/rows.h"
@@ -128,6 +131,148 @@ void bench_selective_scan(const DeviceLimits& limits, double roofline,
       tiling->describe().c_str());
 }
 
+// A row-major (B, heads, T, width) tensor read per (b, head).
+ScanView per_head(const float* data, int64_t heads, int64_t steps,
+                  int64_t width) {
+  ScanView view;
+  view.data = data;
+  view.batch = heads * steps * width;
+  view.head = steps * width;
+  view.step = width;
+  return view;
+}
+
+// A packed (B, T, heads·width) tensor read per (b, head).
+ScanView packed(const float* data, int64_t heads, int64_t steps,
+                int64_t width) {
+  ScanView view;
+  view.data = data;
+  view.batch = steps * heads * width;
+  view.head = width;
+  view.step = heads * width;
+  return view;
+}
+
+void time_column_scan(const char* name, const DeviceLimits& limits,
+                      const ColumnScanArgs& args, int64_t chunk, double bytes,
+                      double roofline, bool quick) {
+  auto tiling =
+      plan_column_scan(limits, args.rows, args.cols, args.queries, chunk);
+  if (!tiling.is_ok()) {
+    std::printf("%s: %s\n", name, tiling.status().to_string().c_str());
+    return;
+  }
+  double ms = time_ms([&] { return launch_column_scan(args, *tiling, 0); },
+                      quick ? 3 : 10);
+  std::printf("%s: %.3f ms, %.1f GB/s (%.0f%% of %.0f GB/s)\n  %s\n", name, ms,
+              bytes / (ms * 1e6), 100.0 * bytes / (ms * 1e6) / roofline,
+              roofline, tiling->describe().c_str());
+}
+
+// SSD (Mamba-2 2.7B layer: H = 80 heads of P = 64, N = 128, G = 1,
+// L = 2048) through the column scan and the chunkwise form, and the
+// Retention recurrence (H = 16, dk = dv = 128, T = 4096), in GB/s of their
+// inputs and outputs; batch 4 (1 if quick).
+void bench_column_scan(const DeviceLimits& limits, double roofline,
+                       bool quick) {
+  const int64_t batch = quick ? 1 : 4;
+  {
+    const int64_t l = 2048, h = 80, p = 64, n = 128, g = 1;
+    const size_t blhp = batch * l * h * p, blgn = batch * l * g * n;
+    ColumnScanArgs args;
+    args.batch = batch;
+    args.heads = h;
+    args.steps = l;
+    args.rows = n;
+    args.cols = p;
+    args.key = packed(device_floats(blgn), g, l, n);
+    args.key.head_divisor = h / g;
+    args.query = packed(device_floats(blgn), g, l, n);
+    args.query.head_divisor = h / g;
+    args.value = packed(device_floats(blhp), h, l, p);
+    args.decay = packed(device_floats(batch * l * h), h, l, 1);
+    args.decay.index = 0;
+    args.decay_kind = ScanDecay::kSsd;
+    args.ssd_a = device_floats(h);
+    args.dt_bias = device_floats(h);
+    args.dt_max = 1e30f;
+    args.skip = device_floats(h);
+    args.gate = device_floats(blhp);
+    args.out = device_floats(blhp);
+    args.out_batch = l * h * p;
+    args.out_head = p;
+    args.out_step = h * p;
+    args.present_state = device_floats(batch * h * p * n);
+    args.state_row = 1;
+    args.state_col = n;
+    double bytes = 4.0 * (3 * blhp + 2 * blgn + batch * l * h);
+    time_column_scan("SSD recurrence L=2048 H=80 P=64 N=128", limits, args, 256,
+                     bytes, roofline, quick);
+    // The same problem in the chunkwise form (what prefill runs).
+    ChunkwiseArgs chunked;
+    chunked.batch = args.batch;
+    chunked.heads = h;
+    chunked.steps = l;
+    chunked.rows = n;
+    chunked.cols = p;
+    chunked.key = args.key;
+    chunked.query = args.query;
+    chunked.value = args.value;
+    chunked.log_decay = args.decay;
+    chunked.ssd = true;
+    chunked.ssd_a = args.ssd_a;
+    chunked.dt_bias = args.dt_bias;
+    chunked.dt_max = args.dt_max;
+    chunked.skip = args.skip;
+    chunked.gate = args.gate;
+    chunked.out = args.out;
+    chunked.out_batch = args.out_batch;
+    chunked.out_head = args.out_head;
+    chunked.out_step = args.out_step;
+    chunked.present_state = args.present_state;
+    chunked.state_row = 1;
+    chunked.state_col = n;
+    auto tiling = plan_chunked_state(limits, n, p, 1, 256);
+    if (!tiling.is_ok()) {
+      std::printf("SSD chunkwise: %s\n", tiling.status().to_string().c_str());
+      return;
+    }
+    double ms = time_ms([&] { return launch_chunkwise(chunked, *tiling, 0); },
+                        quick ? 3 : 10);
+    std::printf(
+        "SSD chunkwise L=2048 H=80 P=64 N=128: %.3f ms, %.1f GB/s (%.0f%% of "
+        "%.0f GB/s)\n  %s\n",
+        ms, bytes / (ms * 1e6), 100.0 * bytes / (ms * 1e6) / roofline, roofline,
+        tiling->describe().c_str());
+  }
+  {
+    const int64_t t = 4096, h = 16, d = 128;
+    const size_t bhtd = batch * h * t * d;
+    ColumnScanArgs args;
+    args.batch = batch;
+    args.heads = h;
+    args.steps = t;
+    args.rows = d;
+    args.cols = d;
+    args.query = per_head(device_floats(bhtd), h, t, d);
+    args.key = per_head(device_floats(bhtd), h, t, d);
+    args.value = per_head(device_floats(bhtd), h, t, d);
+    args.decay.data = device_floats(h);
+    args.decay.head = 1;
+    args.decay.step = 0;
+    args.decay_kind = ScanDecay::kMultiply;
+    args.key_scale = 0.088f;
+    args.out = device_floats(bhtd);
+    args.out_batch = h * t * d;
+    args.out_head = t * d;
+    args.out_step = d;
+    args.present_state = device_floats(batch * h * d * d);
+    args.state_row = d;
+    time_column_scan("Retention H=16 T=4096 dk=dv=128", limits, args, 64,
+                     4.0 * 4 * bhtd, roofline, quick);
+  }
+}
+
 void bench_rows_and_elementwise(double roofline) {
   const int64_t rows = 16384;
   const int64_t cols = 4096;
@@ -199,6 +344,7 @@ int main(int argc, char** argv) {
   double roofline = copy_bandwidth_gbs(size_t(1) << 30);
   std::printf("device copy bandwidth (roofline): %.0f GB/s\n", roofline);
   bench_selective_scan(limits, roofline, quick);
+  bench_column_scan(limits, roofline, quick);
   bench_rows_and_elementwise(roofline);
   bench_gemm();
   return 0;

@@ -228,7 +228,9 @@ Status run_scan(KernelContext& ctx) {
     std::vector<Tensor> body_inputs = states;
     for (size_t j = 0; j < layout.num_scan_inputs; ++j) {
       int64_t index = layout.input_directions[j] == 1 ? length - 1 - t : t;
-      body_inputs.push_back(slice_along(*ctx.input(n + j), axes[j], index));
+      SEQRT_ASSIGN_OR_RETURN(Tensor slice,
+                             slice_along(*ctx.input(n + j), axes[j], index));
+      body_inputs.push_back(std::move(slice));
     }
     SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
                            run_body(ctx, "body", *body, body_inputs));

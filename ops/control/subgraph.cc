@@ -96,11 +96,11 @@ Result<std::vector<Tensor>> run_body(const KernelContext& ctx,
   return outputs;
 }
 
-Tensor slice_along(const Tensor& x, int64_t axis, int64_t index) {
+Result<Tensor> slice_along(const Tensor& x, int64_t axis, int64_t index) {
   std::vector<int64_t> dims = x.dims();
   dims.erase(dims.begin() + axis);
-  // The slice is smaller than x, whose size was already checked.
-  Tensor slice = Tensor::allocate(x.dtype(), dims).value();
+  // Smaller than x, but the allocation can still fail (memory budget).
+  SEQRT_ASSIGN_OR_RETURN(Tensor slice, Tensor::allocate(x.dtype(), dims));
   const AxisSplit split = split_around_axis(x.dims(), axis);
   const size_t inner_bytes = split.inner * dtype_size(x.dtype());
   const char* src = static_cast<const char*>(x.data());

@@ -56,7 +56,7 @@ Result<std::vector<Tensor>> run_body(const KernelContext& ctx,
                                      const std::vector<Tensor>& inputs);
 
 // Element `index` of `x` along `axis`, that axis removed (a copy).
-Tensor slice_along(const Tensor& x, int64_t axis, int64_t index);
+Result<Tensor> slice_along(const Tensor& x, int64_t axis, int64_t index);
 
 // Stores `slice` as element `index` of `out` along `axis`; `slice` must
 // have `out`'s dims without `axis` and its dtype (checked by callers).

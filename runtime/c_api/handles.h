@@ -3,6 +3,7 @@
 // plus the thread's last message, and the checks of C arguments.
 #pragma once
 
+#include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
@@ -58,6 +59,17 @@ seqrt_status report(const char* function, const Status& status);
 
 // Runs `body` (returning Status) so that no exception escapes: bad_alloc is
 // SEQRT_OUT_OF_MEMORY, anything else SEQRT_INTERNAL.
+// A C caller may pass any int where the API takes an enum, but C++ may not
+// read an enum object holding a value outside the enum's range; the bytes
+// are read as an int instead, to be checked against the enumerators.
+template <typename Enum>
+int c_enum_value(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized");
+  int raw = 0;
+  std::memcpy(&raw, &value, sizeof raw);
+  return raw;
+}
+
 template <typename Body>
 seqrt_status guarded(const char* function, Body&& body) noexcept {
   try {

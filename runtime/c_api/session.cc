@@ -178,14 +178,14 @@ seqrt_status seqrt_session_options_set_limit(seqrt_session_options* options,
                                              seqrt_limit limit, int64_t value) {
   return guarded(__func__, [&] {
     SEQRT_RETURN_IF_ERROR(require(options, "options"));
-    if (limit < SEQRT_LIMIT_MAX_TENSOR_BYTES ||
-        limit > SEQRT_LIMIT_MEMORY_BUDGET) {
-      return seqrt::invalid_argument("unknown limit {}",
-                                     static_cast<int>(limit));
+    const int kind = seqrt::c_api::c_enum_value(limit);
+    if (kind < SEQRT_LIMIT_MAX_TENSOR_BYTES ||
+        kind > SEQRT_LIMIT_MEMORY_BUDGET) {
+      return seqrt::invalid_argument("unknown limit {}", kind);
     }
     // The C enum follows seqrt::LimitKind's order.
     return seqrt::set_limit(options->options.limits,
-                            static_cast<seqrt::LimitKind>(limit), value);
+                            static_cast<seqrt::LimitKind>(kind), value);
   });
 }
 

@@ -114,7 +114,7 @@ const char* seqrt_last_error_message(void) {
 }
 
 const char* seqrt_status_name(seqrt_status status) {
-  switch (status) {
+  switch (seqrt::c_api::c_enum_value(status)) {
     case SEQRT_OK:
       return "ok";
     case SEQRT_INVALID_ARGUMENT:
@@ -142,15 +142,17 @@ const char* seqrt_version(void) { return SEQRT_VERSION_STRING; }
 int seqrt_abi_version(void) { return SEQRT_ABI_VERSION; }
 
 const char* seqrt_dtype_name(seqrt_dtype dtype) {
-  if (dtype <= SEQRT_DTYPE_UNDEFINED || dtype > SEQRT_DTYPE_BOOL) {
+  const int value = seqrt::c_api::c_enum_value(dtype);
+  if (value <= SEQRT_DTYPE_UNDEFINED || value > SEQRT_DTYPE_BOOL) {
     return "undefined";
   }
-  return seqrt::dtype_name(static_cast<seqrt::DType>(dtype));
+  return seqrt::dtype_name(static_cast<seqrt::DType>(value));
 }
 
 size_t seqrt_dtype_size(seqrt_dtype dtype) {
-  if (dtype <= SEQRT_DTYPE_UNDEFINED || dtype > SEQRT_DTYPE_BOOL) return 0;
-  return seqrt::dtype_size(static_cast<seqrt::DType>(dtype));
+  const int value = seqrt::c_api::c_enum_value(dtype);
+  if (value <= SEQRT_DTYPE_UNDEFINED || value > SEQRT_DTYPE_BOOL) return 0;
+  return seqrt::dtype_size(static_cast<seqrt::DType>(value));
 }
 
 }  // extern "C"

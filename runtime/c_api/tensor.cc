@@ -28,12 +28,13 @@ struct TensorSpec {
 // Checks the dtype and the dims (non-negative, no overflow in bytes).
 Result<TensorSpec> check_spec(seqrt_dtype dtype, const int64_t* dims,
                               size_t rank) {
-  if (dtype <= SEQRT_DTYPE_UNDEFINED || dtype > SEQRT_DTYPE_BOOL) {
-    return invalid_argument("unknown dtype {}", static_cast<int>(dtype));
+  const int value = c_enum_value(dtype);
+  if (value <= SEQRT_DTYPE_UNDEFINED || value > SEQRT_DTYPE_BOOL) {
+    return invalid_argument("unknown dtype {}", value);
   }
   if (rank > 0) SEQRT_RETURN_IF_ERROR(require(dims, "dims"));
   TensorSpec spec;
-  spec.dtype = static_cast<DType>(dtype);
+  spec.dtype = static_cast<DType>(value);
   spec.dims.assign(dims, dims + rank);
   uint64_t count = 1;
   constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();

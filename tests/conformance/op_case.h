@@ -52,6 +52,8 @@ void add_reduce_cases(std::vector<OpCase>& cases);
 void add_linalg_cases(std::vector<OpCase>& cases);
 void add_seqrt_linear_cases(std::vector<OpCase>& cases);  // + constant weights
 void add_shape_cases(std::vector<OpCase>& cases);
+// Shapes that cross a GPU kernel's tile edges (MatMul, norms, Slice...).
+void add_tiled_shape_cases(std::vector<OpCase>& cases);
 void add_control_cases(std::vector<OpCase>& cases);
 // Sequence ops (ops/sequence/, OPS.md), one file per op.
 void add_attention_cases(std::vector<OpCase>& cases);

@@ -172,6 +172,15 @@ void chunk_gemm(int64_t m, int64_t n, int64_t k, float alpha,
                 const GemmOperand& a, const float* b, int64_t ldb, float beta,
                 float* c, int64_t ldc, Triangle triangle) {
   if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    // An empty sum: B may be a null (empty) buffer, so it is never offset.
+    for (int64_t i = 0; i < m; ++i) {
+      float* row = c + i * ldc;
+      for (int64_t j = 0; j < n; ++j)
+        row[j] = beta != 0.0f ? beta * row[j] : 0.0f;
+    }
+    return;
+  }
   HWY_DYNAMIC_DISPATCH(ChunkGemmImpl)
   (m, n, k, alpha, a, b, ldb, beta, c, ldc, triangle);
 }

@@ -68,12 +68,14 @@ void copy_view(const char* in, const std::vector<int64_t>& dims,
         rest /= d[i];
       }
       char* dst = out + static_cast<size_t>(r * length) * element;
+      // Signed byte offsets: negative strides (reversed slices) step back.
+      const int64_t bytes = static_cast<int64_t>(element);
       if (contiguous) {
-        std::memcpy(dst, in + offset * element, length * element);
+        std::memcpy(dst, in + offset * bytes, length * element);
         continue;
       }
       for (int64_t j = 0; j < length; ++j) {
-        std::memcpy(dst + j * element, in + (offset + j * s.back()) * element,
+        std::memcpy(dst + j * element, in + (offset + j * s.back()) * bytes,
                     element);
       }
     }

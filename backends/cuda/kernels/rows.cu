@@ -62,9 +62,11 @@ __global__ void softmax_kernel(const float* x, float* y, int64_t cols,
 // the one-pass formula loses precision when the mean is large.
 __global__ void layer_norm_kernel(const float* x, const float* scale,
                                   const float* bias, float* y, int64_t cols,
-                                  float epsilon) {
+                                  float epsilon, int64_t affine_stride) {
   const float* in = x + blockIdx.x * cols;
   float* out = y + blockIdx.x * cols;
+  scale += blockIdx.x * affine_stride;
+  if (bias != nullptr) bias += blockIdx.x * affine_stride;
   float sum = 0.0f;
   for (int64_t c = threadIdx.x; c < cols; c += kThreads) sum += in[c];
   float mean = block_reduce(sum, Reduce::kSum) / cols;
@@ -81,9 +83,11 @@ __global__ void layer_norm_kernel(const float* x, const float* scale,
 }
 
 __global__ void rms_norm_kernel(const float* x, const float* scale, float* y,
-                                int64_t cols, float epsilon) {
+                                int64_t cols, float epsilon,
+                                int64_t affine_stride) {
   const float* in = x + blockIdx.x * cols;
   float* out = y + blockIdx.x * cols;
+  scale += blockIdx.x * affine_stride;
   float squares = 0.0f;
   for (int64_t c = threadIdx.x; c < cols; c += kThreads)
     squares += in[c] * in[c];
@@ -111,21 +115,21 @@ cudaError_t launch_softmax_rows(const float* x, float* y, int64_t rows,
 cudaError_t launch_layer_norm_rows(const float* x, const float* scale,
                                    const float* bias, float* y, int64_t rows,
                                    int64_t cols, float epsilon,
-                                   cudaStream_t stream) {
+                                   cudaStream_t stream, int64_t affine_stride) {
   if (rows == 0 || cols == 0) return cudaSuccess;
   if (!grid_fits(rows)) return cudaErrorInvalidConfiguration;
   layer_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
-      x, scale, bias, y, cols, epsilon);
+      x, scale, bias, y, cols, epsilon, affine_stride);
   return cudaGetLastError();
 }
 
 cudaError_t launch_rms_norm_rows(const float* x, const float* scale, float* y,
                                  int64_t rows, int64_t cols, float epsilon,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream, int64_t affine_stride) {
   if (rows == 0 || cols == 0) return cudaSuccess;
   if (!grid_fits(rows)) return cudaErrorInvalidConfiguration;
   rms_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
-      x, scale, y, cols, epsilon);
+      x, scale, y, cols, epsilon, affine_stride);
   return cudaGetLastError();
 }
 

@@ -1,5 +1,6 @@
-// Elementwise fp32 ops: unary ops through one shader with the op as a
-// specialisation constant, binary ops with numpy broadcasting likewise.
+// Elementwise ops: fp32 unary ops through one shader with the op as a
+// specialisation constant, binary ops with numpy broadcasting likewise
+// (fp32, and i32/i64 through shaders/binary_int.comp).
 #include <map>
 
 #include "backends/vulkan/kernels/kernel_util.h"
@@ -20,13 +21,30 @@ const std::map<std::string, uint32_t> kBinaryOps = {
     {"Pow", 7}, {"Max", 5}, {"Min", 6},
 };
 
-float float_attr(const Node& node, const char* name, float fallback) {
-  const Attribute* attr = node.attr(name);
-  return attr == nullptr ? fallback : attr->as_float();
+// Neg of i32 or i64: shaders/binary_int.comp's code 8, input 0 as both.
+Status record_int_neg(const NodeArgs& args, Recorder& recorder) {
+  const std::vector<int64_t>& out = args.output_dims[0];
+  int64_t count = element_count(out);
+  std::vector<uint32_t> words = {static_cast<uint32_t>(count), 1};
+  append_padded(words, {count}, 1);
+  append_padded(words, {1}, 0);
+  append_padded(words, {1}, 0);
+  Dispatch dispatch;
+  dispatch.shader = "binary_int";
+  dispatch.specialization = {
+      kLocalSize, 8, static_cast<uint32_t>(dtype_code(args.output_dtypes[0]))};
+  dispatch.push_constants = words_to_bytes(words);
+  dispatch.reads = {args.inputs[0], args.inputs[0]};
+  dispatch.writes = {args.outputs[0]};
+  dispatch.groups = groups_for(count, recorder.limits());
+  return recorder.dispatch(dispatch);
 }
 
 Status record_unary(uint32_t code, const NodeArgs& args, Recorder& recorder) {
   const Node& node = *args.node;
+  if (node.op == "Neg" && args.output_dtypes[0] != DType::kF32) {
+    return record_int_neg(args, recorder);
+  }
   float alpha = 0.0f, beta = 0.0f;
   if (node.op == "LeakyRelu") alpha = float_attr(node, "alpha", 0.01f);
   if (node.op == "Elu") alpha = float_attr(node, "alpha", 1.0f);
@@ -94,8 +112,10 @@ Status record_binary(uint32_t code, const NodeArgs& args, Recorder& recorder) {
   append_padded(words, broadcast_strides(args.input_dims[0], out), 0);
   append_padded(words, broadcast_strides(args.input_dims[1], out), 0);
   Dispatch dispatch;
-  dispatch.shader = "binary";
+  int type = dtype_code(args.output_dtypes[0]);
+  dispatch.shader = type == 0 ? "binary" : "binary_int";
   dispatch.specialization = {kLocalSize, code};
+  if (type != 0) dispatch.specialization.push_back(type);
   dispatch.push_constants = words_to_bytes(words);
   dispatch.reads = {args.inputs[0], args.inputs[1]};
   dispatch.writes = {args.outputs[0]};
@@ -104,7 +124,28 @@ Status record_binary(uint32_t code, const NodeArgs& args, Recorder& recorder) {
 }
 
 Status supports_f32(const Graph& graph, const Node& node, const DeviceLimits&) {
+  DType dtype = graph.value(node.inputs[0]).dtype;
+  if (node.op == "Neg" && (dtype == DType::kI32 || dtype == DType::kI64)) {
+    return require_outputs(graph, node, dtype);
+  }
   return require_f32(graph, node);
+}
+
+Status require_nonzero_divisor(const Graph& graph, const Node& node) {
+  if (const Tensor* divisor = graph.constant(node.inputs[1])) {
+    for (int64_t i = 0; i < divisor->num_elements(); ++i) {
+      if (divisor->element_i64(i) == 0) {
+        return invalid_argument("{}: integer division by zero", node.label());
+      }
+    }
+    return Status::ok();
+  }
+  if (require_shape_derived(graph, node, 1).is_ok()) return Status::ok();
+  return unsupported(
+      "{}: the integer divisor '{}' comes from input data; a zero divisor is "
+      "an error the device cannot report, so the Vulkan Div takes constant "
+      "or dim-derived integer divisors",
+      node.label(), graph.value(node.inputs[1]).name);
 }
 
 Status supports_binary(const Graph& graph, const Node& node,
@@ -112,6 +153,18 @@ Status supports_binary(const Graph& graph, const Node& node,
   if (node.inputs.size() != 2) {
     return unsupported("{}: the Vulkan kernel takes exactly 2 inputs, not {}",
                        node.label(), node.inputs.size());
+  }
+  // i32 and i64 (shape arithmetic) for every op but Pow.
+  DType dtype = graph.value(node.inputs[0]).dtype;
+  if ((dtype == DType::kI32 || dtype == DType::kI64) && node.op != "Pow") {
+    SEQRT_RETURN_IF_ERROR(require_input(graph, node, 1, dtype));
+    SEQRT_RETURN_IF_ERROR(require_outputs(graph, node, dtype));
+    // A zero divisor is an error the device cannot report: divisors must be
+    // non-zero constants or made from dims.
+    if (node.op == "Div" || node.op == "Mod") {
+      return require_nonzero_divisor(graph, node);
+    }
+    return Status::ok();
   }
   return require_f32(graph, node);
 }
@@ -144,6 +197,16 @@ void register_elementwise_kernels(KernelTable& table) {
   table.add({kOnnxDomain, "Clip", supports_clip, nullptr,
              [](const NodeArgs& args, const KernelTiling&, Recorder& r) {
                return record_clip(args, r);
+             }});
+  // Mod: C's fmod for f32 (binary.comp code 8); for integers the sign of
+  // the divisor (fmod=0, binary_int.comp code 9) or of the dividend (10).
+  table.add({kOnnxDomain, "Mod", supports_binary, nullptr,
+             [](const NodeArgs& args, const KernelTiling&, Recorder& r) {
+               bool c_style = int_attr(*args.node, "fmod", 0) != 0;
+               uint32_t code = args.output_dtypes[0] == DType::kF32 ? 8
+                               : c_style                            ? 10
+                                                                    : 9;
+               return record_binary(code, args, r);
              }});
   for (const auto& [op, code] : kBinaryOps) {
     uint32_t c = code;

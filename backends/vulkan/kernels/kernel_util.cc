@@ -1,6 +1,8 @@
 #include "backends/vulkan/kernels/kernel_util.h"
 
 #include <cstring>
+#include <optional>
+#include <set>
 
 namespace seqrt::vulkan {
 
@@ -30,12 +32,30 @@ int64_t element_count(const std::vector<int64_t>& dims) {
 }
 
 std::array<uint32_t, 3> groups_for(int64_t count, const DeviceLimits& limits) {
-  int64_t groups = (count + kLocalSize - 1) / kLocalSize;
+  return groups_for_rows((count + kLocalSize - 1) / kLocalSize, limits);
+}
+
+std::array<uint32_t, 3> groups_for_rows(int64_t groups,
+                                        const DeviceLimits& limits) {
   int64_t max_x =
       limits.max_group_count[0] == 0 ? 65535 : limits.max_group_count[0];
   if (groups <= max_x) return {static_cast<uint32_t>(groups), 1, 1};
   int64_t y = (groups + max_x - 1) / max_x;
   return {static_cast<uint32_t>(max_x), static_cast<uint32_t>(y), 1};
+}
+
+int64_t int_attr(const Node& node, const char* name, int64_t fallback) {
+  const Attribute* attr = node.attr(name);
+  return attr == nullptr ? fallback : attr->as_int();
+}
+
+float float_attr(const Node& node, const char* name, float fallback) {
+  const Attribute* attr = node.attr(name);
+  return attr == nullptr ? fallback : attr->as_float();
+}
+
+int64_t normalized_axis(int64_t axis, size_t rank) {
+  return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
 }
 
 Status require_f32(const Graph& graph, const Node& node) {
@@ -54,6 +74,150 @@ Status require_f32(const Graph& graph, const Node& node) {
     }
   }
   return Status::ok();
+}
+
+uint32_t element_words(DType dtype) {
+  size_t size = dtype_size(dtype);
+  return size % 4 == 0 ? static_cast<uint32_t>(size / 4) : 0;
+}
+
+int dtype_code(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return 0;
+    case DType::kI32:
+      return 1;
+    case DType::kI64:
+      return 2;
+    case DType::kBool:
+      return 3;
+    default:
+      return -1;
+  }
+}
+
+Status require_input(const Graph& graph, const Node& node, size_t index,
+                     DType dtype) {
+  if (index >= node.inputs.size() || node.inputs[index] == kNoValue) {
+    return Status::ok();
+  }
+  const Value& value = graph.value(node.inputs[index]);
+  if (value.dtype == dtype) return Status::ok();
+  return unsupported("{}: input '{}' is {}; the Vulkan kernel takes {}",
+                     node.label(), value.name, dtype_name(value.dtype),
+                     dtype_name(dtype));
+}
+
+Status require_outputs(const Graph& graph, const Node& node, DType dtype) {
+  for (ValueId id : node.outputs) {
+    if (id != kNoValue && graph.value(id).dtype != dtype) {
+      return unsupported("{}: output '{}' is {}; the Vulkan kernel makes {}",
+                         node.label(), graph.value(id).name,
+                         dtype_name(graph.value(id).dtype), dtype_name(dtype));
+    }
+  }
+  return Status::ok();
+}
+
+Status require_constant(const Graph& graph, const Node& node, size_t index) {
+  if (index >= node.inputs.size() || node.inputs[index] == kNoValue ||
+      graph.is_constant(node.inputs[index])) {
+    return Status::ok();
+  }
+  return unsupported(
+      "{}: input '{}' is computed at run time; the Vulkan kernel needs it "
+      "constant to record the command buffer",
+      node.label(), graph.value(node.inputs[index]).name);
+}
+
+namespace {
+
+// The graph input whose data `id` depends on, or kNoValue when it depends
+// only on constants and on dims (Shape and Size read no data).
+ValueId data_source(const Graph& graph, const std::vector<int>& producers,
+                    ValueId id, std::set<ValueId>& seen) {
+  if (graph.is_constant(id) || !seen.insert(id).second) return kNoValue;
+  int producer = producers[id];
+  if (producer < 0) return id;  // a graph input
+  const Node& node = graph.nodes[producer];
+  if (node.op == "Shape" || node.op == "Size") return kNoValue;
+  for (ValueId input : node.inputs) {
+    if (input == kNoValue) continue;
+    ValueId source = data_source(graph, producers, input, seen);
+    if (source != kNoValue) return source;
+  }
+  return kNoValue;
+}
+
+}  // namespace
+
+Status require_shape_derived(const Graph& graph, const Node& node,
+                             size_t index) {
+  if (index >= node.inputs.size() || node.inputs[index] == kNoValue) {
+    return Status::ok();
+  }
+  std::set<ValueId> seen;
+  ValueId source =
+      data_source(graph, graph.producers(), node.inputs[index], seen);
+  if (source == kNoValue) return Status::ok();
+  return unsupported(
+      "{}: input '{}' depends on the data of '{}', so the output size is "
+      "known only at run time; the Vulkan backend records every size in "
+      "advance",
+      node.label(), graph.value(node.inputs[index]).name,
+      graph.value(source).name);
+}
+
+namespace {
+
+// The integers a Constant node's attribute holds, if `id` is its output.
+std::optional<std::vector<int64_t>> constant_node_ints(const Graph& graph,
+                                                       ValueId id) {
+  int producer = graph.producers()[id];
+  if (producer < 0 || graph.nodes[producer].op != "Constant") {
+    return std::nullopt;
+  }
+  const Node& node = graph.nodes[producer];
+  if (const Attribute* a = node.attr("value_ints")) return a->as_ints();
+  if (const Attribute* a = node.attr("value_int")) {
+    return std::vector<int64_t>{a->as_int()};
+  }
+  const Attribute* a = node.attr("value");
+  if (a == nullptr || !is_integer(a->as_tensor().dtype())) return std::nullopt;
+  std::vector<int64_t> values(a->as_tensor().num_elements());
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = a->as_tensor().element_i64(static_cast<int64_t>(i));
+  }
+  return values;
+}
+
+}  // namespace
+
+Status require_known_ints(const Graph& graph, const Node& node, size_t index) {
+  if (index < node.inputs.size() && node.inputs[index] != kNoValue &&
+      !graph.is_constant(node.inputs[index]) &&
+      constant_node_ints(graph, node.inputs[index])) {
+    return Status::ok();
+  }
+  return require_constant(graph, node, index);
+}
+
+std::vector<int64_t> constant_ints(const NodeArgs& args, size_t index,
+                                   std::vector<int64_t> fallback) {
+  if (index >= args.node->inputs.size() ||
+      args.node->inputs[index] == kNoValue) {
+    return fallback;
+  }
+  ValueId id = args.node->inputs[index];
+  const Tensor* tensor = args.graph->constant(id);
+  if (tensor == nullptr) {
+    return constant_node_ints(*args.graph, id).value_or(fallback);
+  }
+  std::vector<int64_t> values(tensor->num_elements());
+  for (int64_t i = 0; i < tensor->num_elements(); ++i) {
+    values[i] = tensor->element_i64(i);
+  }
+  return values;
 }
 
 void append_padded(std::vector<uint32_t>& words,

@@ -24,8 +24,51 @@ int64_t element_count(const std::vector<int64_t>& dims);
 // Workgroups covering `count` invocations of kLocalSize, as x (and y when
 // x would pass the device's limit).
 std::array<uint32_t, 3> groups_for(int64_t count, const DeviceLimits& limits);
+// `count` workgroups (one per row, for example) as x, spilling into y when
+// x would pass the device's limit; shaders/row_reduce.glsl row_index()
+// undoes it.
+std::array<uint32_t, 3> groups_for_rows(int64_t count,
+                                        const DeviceLimits& limits);
+// An int or float attribute, or `fallback` when the node lacks it.
+int64_t int_attr(const Node& node, const char* name, int64_t fallback);
+float float_attr(const Node& node, const char* name, float fallback);
+// `axis` (possibly negative) as an index into `rank` dims.
+int64_t normalized_axis(int64_t axis, size_t rank);
 // kUnsupported naming the first input or output that is not fp32.
 Status require_f32(const Graph& graph, const Node& node);
+// 32-bit words per element, or 0 when the dtype is not a whole number of
+// words (bool, f16...).
+uint32_t element_words(DType dtype);
+// The dtype codes of shaders/cast.comp and friends: 0 f32, 1 i32, 2 i64,
+// 3 bool; -1 for the rest.
+int dtype_code(DType dtype);
+// kUnsupported unless input `index` (when present) is `dtype`.
+Status require_input(const Graph& graph, const Node& node, size_t index,
+                     DType dtype);
+// kUnsupported unless every output is `dtype`.
+Status require_outputs(const Graph& graph, const Node& node, DType dtype);
+// 32-bit words per element, or 0 when the dtype is not a whole number of
+// words (bool, f16...).
+uint32_t element_words(DType dtype);
+// The dtype codes of shaders/cast.comp and friends: 0 f32, 1 i32, 2 i64,
+// 3 bool; -1 for the rest.
+int dtype_code(DType dtype);
+// kUnsupported unless input `index` is absent or a constant (kernels read
+// axes, pads and the like while recording).
+Status require_constant(const Graph& graph, const Node& node, size_t index);
+// kUnsupported unless input `index` (when present) is computed from
+// constants and tensor dims alone (Shape, Size and arithmetic on them), so
+// that the plan knows it for every binding of the graph's named dims and
+// kernels that get their output dims from the plan need not read it.
+Status require_shape_derived(const Graph& graph, const Node& node,
+                             size_t index);
+// kUnsupported unless input `index` is absent, a constant, or the output of
+// a Constant node: integers (axes, pads) that constant_ints can read.
+Status require_known_ints(const Graph& graph, const Node& node, size_t index);
+// The integers of input `index` (as require_known_ints allows), or
+// `fallback` when it is absent.
+std::vector<int64_t> constant_ints(const NodeArgs& args, size_t index,
+                                   std::vector<int64_t> fallback = {});
 // The default support rule (VulkanKernel::supports null): every present
 // input and output is f32.
 inline Status require_all_f32(const Graph& graph, const Node& node) {

@@ -41,7 +41,7 @@ Result<KernelTiling> plan_selective_scan_node(const NodeArgs& args,
 Status record_selective_scan(const NodeArgs& args, const KernelTiling& tiling,
                              Recorder& recorder,
                              const BufferSlice* store_counter) {
-  SEQRT_ASSIGN_OR_RETURN(ScanDims d, scan_dims(args));
+  SEQRT_ASSIGN_OR_RETURN(ScanDims dims, scan_dims(args));
   SEQRT_ASSIGN_OR_RETURN(ScanTiling t, scan_tiling_from(tiling));
   const BufferSlice u = input_or_empty(args, kU);
   const BufferSlice present = output_or_empty(args, 1);
@@ -56,25 +56,34 @@ Status record_selective_scan(const NodeArgs& args, const KernelTiling& tiling,
   // Bindings the shader declares but this call does not use get a small
   // scratch word it never touches.
   SEQRT_ASSIGN_OR_RETURN(BufferSlice spare, recorder.scratch(4));
-  Dispatch dispatch;
+  SegmentedDispatch call;
+  Dispatch& dispatch = call.base;
   dispatch.shader = "seq_selective_scan";
-  dispatch.specialization = tiling.constants;
+  dispatch.specialization = scan_constants(t);
   dispatch.specialization.push_back(store_counter != nullptr ? 1u : 0u);
-  dispatch.push_constants = push_bytes(
-      {static_cast<uint32_t>(d.batch), static_cast<uint32_t>(d.channels),
-       static_cast<uint32_t>(d.length), static_cast<uint32_t>(d.states),
-       static_cast<uint32_t>(d.groups), flags});
+  call.words = {
+      static_cast<uint32_t>(dims.batch),  static_cast<uint32_t>(dims.channels),
+      static_cast<uint32_t>(dims.length), static_cast<uint32_t>(dims.states),
+      static_cast<uint32_t>(dims.groups), flags};
+  call.flags_word = 5;
+  call.has_past = kHasPast;
+  call.has_present = kHasPresent;
+  call.past_read = kPastState;
+  call.present_write = 1;
   for (size_t i = kU; i <= kPastState; ++i) {
     dispatch.reads.push_back(or_stand_in(input_or_empty(args, i), u));
   }
   dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare),
                      or_stand_in(present, spare),
                      store_counter != nullptr ? *store_counter : spare};
-  dispatch.groups = {static_cast<uint32_t>(d.channels / t.channels),
-                     static_cast<uint32_t>(d.batch), 1};
+  dispatch.groups = {static_cast<uint32_t>(dims.channels / t.channels),
+                     static_cast<uint32_t>(dims.batch), 1};
   SEQRT_RETURN_IF_ERROR(
       check_groups(dispatch.groups, recorder.limits(), "SelectiveScan"));
-  return recorder.dispatch(dispatch);
+  return record_segments(
+      call, dims.length, t.segment,
+      4 * static_cast<uint64_t>(dims.batch * dims.channels * dims.states),
+      recorder);
 }
 
 void register_sequence_scan_kernels(KernelTable& table) {

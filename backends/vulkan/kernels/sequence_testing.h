@@ -85,7 +85,9 @@ class TestRecorder : public Recorder {
       for (const BufferSlice& s : *list) {
         if (s.empty())
           return invalid_argument("{}: an empty binding", d.shader);
-        infos.push_back({s.buffer, s.offset, s.bytes});
+        // Whole words, as the backend's recorder binds them (a bool mask
+        // of 378 bytes is read as 95 words).
+        infos.push_back({s.buffer, s.offset, (s.bytes + 3) / 4 * 4});
       }
     }
     std::vector<VkWriteDescriptorSet> writes(infos.size());

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
+
 namespace seqrt::vulkan {
 
 Status require_fp32(const Graph& graph, const Node& node,
@@ -53,6 +56,42 @@ Result<std::vector<int64_t>> dims_of(const NodeArgs& args, size_t i,
                             rank);
   }
   return args.input_dims[i];
+}
+
+Status record_segments(const SegmentedDispatch& d, int64_t length,
+                       uint32_t segment, uint64_t state_bytes,
+                       Recorder& recorder) {
+  const int64_t count =
+      length <= segment ? 1 : (length + segment - 1) / segment;
+  const uint32_t flags = d.words[d.flags_word];
+  BufferSlice carrier;
+  if (count > 1) {
+    if ((flags & d.has_present) != 0) {
+      carrier = d.base.writes[d.present_write];
+    } else {
+      SEQRT_ASSIGN_OR_RETURN(carrier, recorder.scratch(state_bytes));
+    }
+  }
+  for (int64_t k = 0; k < count; ++k) {
+    Dispatch dispatch = d.base;
+    std::vector<uint32_t> words = d.words;
+    if (k > 0) {
+      words[d.flags_word] |= d.has_past;
+      dispatch.reads[d.past_read] = carrier;
+    }
+    if (k + 1 < count) {
+      words[d.flags_word] |= d.has_present;
+      dispatch.writes[d.present_write] = carrier;
+    }
+    words.push_back(static_cast<uint32_t>(k * segment));
+    words.push_back(static_cast<uint32_t>(
+        std::min<int64_t>(length, (k + 1) * static_cast<int64_t>(segment))));
+    dispatch.push_constants.resize(4 * words.size());
+    std::memcpy(dispatch.push_constants.data(), words.data(),
+                dispatch.push_constants.size());
+    SEQRT_RETURN_IF_ERROR(recorder.dispatch(dispatch));
+  }
+  return Status::ok();
 }
 
 Status check_groups(const std::array<uint32_t, 3>& groups,

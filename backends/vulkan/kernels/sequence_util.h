@@ -30,6 +30,24 @@ BufferSlice or_stand_in(const BufferSlice& slice, const BufferSlice& stand_in);
 Result<std::vector<int64_t>> dims_of(const NodeArgs& args, size_t i,
                                      size_t rank, const std::string& what);
 
+// A token-loop dispatch cut into segments (tiling.h, kMaxLoopIterations).
+// `base` holds the bindings of one whole-sequence call; its push constants
+// are `words` followed by t_begin, t_end. Segment k > 0 reads the state
+// segment k - 1 left in a carrier (the present output when requested, else
+// scratch memory); every segment but the last writes it there.
+struct SegmentedDispatch {
+  Dispatch base;
+  std::vector<uint32_t> words;
+  size_t flags_word = 0;  // which word holds the flags
+  uint32_t has_past = 0;  // flag bits
+  uint32_t has_present = 0;
+  size_t past_read = 0;      // index of the past state in base.reads
+  size_t present_write = 0;  // index of the present state in base.writes
+};
+Status record_segments(const SegmentedDispatch& d, int64_t length,
+                       uint32_t segment, uint64_t state_bytes,
+                       Recorder& recorder);
+
 // kInvalidArgument when a grid dimension exceeds the device's limit.
 Status check_groups(const std::array<uint32_t, 3>& groups,
                     const DeviceLimits& limits, const std::string& what);

@@ -36,6 +36,7 @@ void main() {
     case 4: r = pow(u, v); break;
     case 5: r = max(u, v); break;
     case 6: r = min(u, v); break;
+    case 8: r = u - v * trunc(u / v); break;  // Mod, fmod=1 (C fmod)
     case 7: r = (u < 0.0 && v == floor(v)) ?
                 (mod(v, 2.0) == 0.0 ? pow(-u, v) : -pow(-u, v)) : pow(u, v);
             break;

@@ -27,6 +27,7 @@ const uint PART_LEN = USE_SUBGROUP != 0 ? 1 : CH * NS * TT;
 layout(push_constant) uniform Params {
   uint batch, heads, seq_len, dk, dv, flags;
   float scale;
+  uint t_begin, t_end;  // this dispatch's tokens (a segment, tiling.h)
 } pc;
 
 layout(std430, binding = 0) readonly buffer Q { float q[]; };
@@ -76,8 +77,8 @@ void main() {
     set_s(slot, i, given ? past_state[(bh * dk + row) * dv + col] : 0.0);
   }
 
-  for (uint t0 = 0; t0 < len; t0 += TT) {
-    const uint tl = min(TT, len - t0);
+  for (uint t0 = pc.t_begin; t0 < pc.t_end; t0 += TT) {
+    const uint tl = min(TT, pc.t_end - t0);
     barrier();
     for (uint idx = gl_LocalInvocationIndex; idx < NP * TT; idx += WG) {
       const uint row = idx / TT;

@@ -28,6 +28,7 @@ const uint PART_LEN = USE_SUBGROUP != 0 ? 1 : CH * NS * TT;
 
 layout(push_constant) uniform Params {
   uint batch, channels, seq_len, states, groups, flags;
+  uint t_begin, t_end;  // this dispatch's tokens (a segment, tiling.h)
 } pc;
 
 layout(std430, binding = 0) readonly buffer U { float u[]; };
@@ -102,8 +103,8 @@ void main() {
   const uint row = (b * pc.channels + d) * len;
   const uint bc = (b * pc.groups + g) * n_size * len;
   const float bias = seq_flag(pc.flags, SEQ_HAS_BIAS) ? delta_bias[d] : 0.0;
-  for (uint t0 = 0; t0 < len; t0 += TT) {
-    const uint tl = min(TT, len - t0);
+  for (uint t0 = pc.t_begin; t0 < pc.t_end; t0 += TT) {
+    const uint tl = min(TT, pc.t_end - t0);
     barrier();
     for (uint idx = gl_LocalInvocationIndex; idx < NP * TT; idx += WG) {
       const uint n = idx / TT;

@@ -1,17 +1,18 @@
 #include "runtime/c_api/testing/test_models.h"
 
+#include "runtime/c_api/testing/retention_graph.h"
+
 #include "graph/builder.h"
 #include "importers/native/writer.h"
 #include "importers/onnx/onnx_test_util.h"
 #include "ops/infer_graph.h"
 
 namespace seqrt {
-namespace {
 
 using c_api_test::kDim;
 using c_api_test::kHeads;
 
-Result<Graph> build_retention_model() {
+Result<Graph> build_retention_test_graph() {
   GraphBuilder b("retention_model");
   ValueId x = b.input("x", DType::kF32, {1, kHeads, Dim::symbol("seq"), kDim});
   ValueId past = b.input("past_state", DType::kF32, {1, kHeads, kDim, kDim});
@@ -39,13 +40,12 @@ Result<Graph> build_retention_model() {
   return graph;
 }
 
-}  // namespace
 }  // namespace seqrt
 
 namespace c_api_test {
 
 std::vector<uint8_t> retention_model_bytes() {
-  seqrt::Result<seqrt::Graph> graph = seqrt::build_retention_model();
+  seqrt::Result<seqrt::Graph> graph = seqrt::build_retention_test_graph();
   EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
   if (!graph.is_ok()) return {};
   seqrt::Result<std::vector<uint8_t>> bytes = seqrt::write_seqrt_buffer(*graph);

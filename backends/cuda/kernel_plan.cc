@@ -1,0 +1,182 @@
+#include "backends/cuda/kernel_plan.h"
+
+#include <fmt/format.h>
+
+namespace seqrt::cuda {
+namespace {
+
+// A node's input shapes as sizes, symbolic dims bound.
+class NodeDims {
+ public:
+  NodeDims(const Graph& graph, const Node& node,
+           const std::map<std::string, int64_t>& bindings)
+      : graph_(graph), node_(node), bindings_(bindings) {}
+
+  bool has(size_t i) const {
+    return i < node_.inputs.size() && node_.inputs[i] != kNoValue;
+  }
+
+  // Dim `axis` of input i.
+  Result<int64_t> dim(size_t i, size_t axis) const {
+    const std::optional<Shape>& shape = graph_.value(node_.inputs[i]).shape;
+    if (!shape.has_value() || axis >= shape->rank()) {
+      return invalid_argument("input {} has no known dim {}", i, axis);
+    }
+    const Dim& d = (*shape)[axis];
+    if (d.is_fixed()) return d.value();
+    if (d.is_symbol()) {
+      auto it = bindings_.find(d.symbol_name());
+      if (it != bindings_.end()) return it->second;
+      return invalid_argument("bind the symbolic dim '{}' (--bind {}=SIZE)",
+                              d.symbol_name(), d.symbol_name());
+    }
+    return invalid_argument("input {} dim {} is unknown", i, axis);
+  }
+
+  int64_t int_attr(const char* name, int64_t fallback) const {
+    const Attribute* attr = node_.attr(name);
+    return attr != nullptr ? attr->as_int() : fallback;
+  }
+  std::string string_attr(const char* name, const char* fallback) const {
+    const Attribute* attr = node_.attr(name);
+    return attr != nullptr ? attr->as_string() : fallback;
+  }
+
+ private:
+  const Graph& graph_;
+  const Node& node_;
+  const std::map<std::string, int64_t>& bindings_;
+};
+
+KernelPlanEntry entry(const Node& node, std::string tiling,
+                      const char* state_place, uint32_t shared_bytes,
+                      uint32_t shared_limit) {
+  return {node.name,   node.op,      std::move(tiling),
+          state_place, shared_bytes, shared_limit};
+}
+
+// The recurrence or the chunkwise form of a matrix-state op.
+Result<KernelPlanEntry> matrix_state_entry(const Node& node,
+                                           const DeviceLimits& limits,
+                                           bool chunkwise, int64_t rows,
+                                           int64_t cols, int64_t queries,
+                                           int64_t chunk) {
+  if (chunkwise) {
+    SEQRT_ASSIGN_OR_RETURN(
+        ChunkedStateTiling tiling,
+        plan_chunked_state(limits, rows, cols, queries, chunk));
+    return entry(node, tiling.describe(), state_home_name(tiling.state_home),
+                 tiling.shared_bytes, tiling.shared_limit);
+  }
+  SEQRT_ASSIGN_OR_RETURN(ColumnScanTiling tiling,
+                         plan_column_scan(limits, rows, cols, queries, chunk));
+  return entry(node, tiling.describe(), state_home_name(tiling.state_home),
+               tiling.shared_bytes, tiling.shared_limit);
+}
+
+// The entry of one node, or none (Ok with `planned` false) for ops the
+// planner does not tile.
+Result<KernelPlanEntry> plan_node(const Graph& graph, const Node& node,
+                                  const DeviceLimits& limits,
+                                  const std::map<std::string, int64_t>& bind,
+                                  bool& planned) {
+  NodeDims d(graph, node, bind);
+  planned = true;
+  if (node.domain == kSeqrtDomain && node.op == "SelectiveScan") {
+    // u (B, D, L), Bm (B, G, N, L)
+    SEQRT_ASSIGN_OR_RETURN(int64_t channels, d.dim(0, 1));
+    SEQRT_ASSIGN_OR_RETURN(int64_t groups, d.dim(3, 1));
+    SEQRT_ASSIGN_OR_RETURN(int64_t states, d.dim(3, 2));
+    if (groups < 1 || channels % groups != 0) {
+      return invalid_argument("D = {} is not a multiple of G = {}", channels,
+                              groups);
+    }
+    SEQRT_ASSIGN_OR_RETURN(
+        ScanTiling tiling,
+        plan_selective_scan(limits, channels / groups, states));
+    return entry(node, tiling.describe(), state_home_name(tiling.state_home),
+                 tiling.shared_bytes, tiling.shared_limit);
+  }
+  if (node.domain == kSeqrtDomain && node.op == "Attention") {
+    // Q (B, Hq, Tq, d), K (B, Hkv, Tk, d), V (.., dv), past_key (.., Tp, d)
+    SEQRT_ASSIGN_OR_RETURN(int64_t batch, d.dim(0, 0));
+    SEQRT_ASSIGN_OR_RETURN(int64_t heads, d.dim(0, 1));
+    SEQRT_ASSIGN_OR_RETURN(int64_t queries, d.dim(0, 2));
+    SEQRT_ASSIGN_OR_RETURN(int64_t head_size, d.dim(0, 3));
+    SEQRT_ASSIGN_OR_RETURN(int64_t keys, d.dim(1, 2));
+    SEQRT_ASSIGN_OR_RETURN(int64_t value_size, d.dim(2, 3));
+    int64_t past = 0;
+    if (d.has(4)) {
+      SEQRT_ASSIGN_OR_RETURN(past, d.dim(4, 2));
+    }
+    SEQRT_ASSIGN_OR_RETURN(AttentionTiling tiling,
+                           plan_attention(limits, head_size, value_size,
+                                          queries, past + keys, batch * heads));
+    return entry(node, tiling.describe(), "", tiling.shared_bytes,
+                 tiling.shared_limit);
+  }
+  if (node.domain == kSeqrtDomain && node.op == "Retention") {
+    // Q (B, H, T, dk), V (B, H, T, dv)
+    SEQRT_ASSIGN_OR_RETURN(int64_t steps, d.dim(0, 2));
+    SEQRT_ASSIGN_OR_RETURN(int64_t dk, d.dim(0, 3));
+    SEQRT_ASSIGN_OR_RETURN(int64_t dv, d.dim(2, 3));
+    return matrix_state_entry(node, limits, prefer_chunkwise(steps), dk, dv, 1,
+                              d.int_attr("chunk_size", 64));
+  }
+  if (node.domain == kSeqrtDomain && node.op == "SSD") {
+    // x (B, L, H, P), Bm (B, L, G, N)
+    SEQRT_ASSIGN_OR_RETURN(int64_t steps, d.dim(0, 1));
+    SEQRT_ASSIGN_OR_RETURN(int64_t head_dim, d.dim(0, 3));
+    SEQRT_ASSIGN_OR_RETURN(int64_t states, d.dim(3, 3));
+    return matrix_state_entry(node, limits, prefer_chunkwise(steps), states,
+                              head_dim, 1, d.int_attr("chunk_size", 256));
+  }
+  if (node.domain == kOnnxDomain && node.op == "LinearAttention") {
+    // query (B, T, Hq·dk), value (B, T, Hkv·dv), decay (B, T, Hkv[·dk])
+    const int64_t q_heads = d.int_attr("q_num_heads", 0);
+    const int64_t kv_heads = d.int_attr("kv_num_heads", 0);
+    if (q_heads < 1 || kv_heads < 1 || q_heads % kv_heads != 0) {
+      return invalid_argument(
+          "q_num_heads {} must be a positive multiple of kv_num_heads {}",
+          q_heads, kv_heads);
+    }
+    SEQRT_ASSIGN_OR_RETURN(int64_t steps, d.dim(0, 1));
+    SEQRT_ASSIGN_OR_RETURN(int64_t q_width, d.dim(0, 2));
+    SEQRT_ASSIGN_OR_RETURN(int64_t v_width, d.dim(2, 2));
+    const std::string rule = d.string_attr("update_rule", "gated_delta");
+    const bool uses_decay = rule == "gated" || rule == "gated_delta";
+    const bool uses_beta = rule == "delta" || rule == "gated_delta";
+    bool per_key = false;
+    if (uses_decay && d.has(4)) {
+      SEQRT_ASSIGN_OR_RETURN(int64_t decay_width, d.dim(4, 2));
+      per_key = decay_width != kv_heads;
+    }
+    return matrix_state_entry(
+        node, limits, linear_attention_chunkwise(uses_beta, per_key, steps),
+        q_width / q_heads, v_width / kv_heads, q_heads / kv_heads,
+        d.int_attr("chunk_size", 64));
+  }
+  planned = false;
+  return KernelPlanEntry{};
+}
+
+}  // namespace
+
+Result<std::vector<KernelPlanEntry>> plan_cuda_kernels(
+    const Graph& graph, const DeviceLimits& limits,
+    const std::map<std::string, int64_t>& bindings) {
+  std::vector<KernelPlanEntry> entries;
+  for (const Node& node : graph.nodes) {
+    bool planned = false;
+    Result<KernelPlanEntry> e =
+        plan_node(graph, node, limits, bindings, planned);
+    if (!e.is_ok()) {
+      return Status(e.status().code(),
+                    node.label() + ": " + e.status().message());
+    }
+    if (planned) entries.push_back(std::move(e).value());
+  }
+  return entries;
+}
+
+}  // namespace seqrt::cuda

@@ -1,0 +1,129 @@
+// The CUDA kernel-level plan (`seqrt inspect --plan`) of a graph of
+// sequence ops on the host: which form each op runs for the bound sizes,
+// where its state lives, and that every tiling respects the device's
+// limit. Runs without a GPU.
+#include "backends/cuda/kernel_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+
+#include "graph/builder.h"
+
+namespace seqrt::cuda {
+namespace {
+
+const Dim kT = Dim::symbol("T");
+
+// Retention, SSD, LinearAttention (gated_delta and gated per head) and an
+// Add, all over a symbolic sequence length T.
+Graph sequence_graph() {
+  GraphBuilder b("plan");
+  NodeOptions seqrt_domain;
+  seqrt_domain.domain = kSeqrtDomain;
+  auto input = [&](const char* name, Shape shape) {
+    return b.input(name, DType::kF32, std::move(shape));
+  };
+  ValueId q = input("q", Shape{Dim(1), Dim(4), kT, Dim(64)});
+  ValueId v = input("v", Shape{Dim(1), Dim(4), kT, Dim(32)});
+  NodeOptions retention = seqrt_domain;
+  retention.name = "retention";
+  b.output(
+      b.add_node("Retention", {q, q, v},
+                 {{"chunk_size", Attribute(int64_t{32})}}, 1, retention)[0],
+      "y_retention");
+  ValueId x = input("x", Shape{Dim(1), kT, Dim(8), Dim(64)});
+  ValueId dt = input("dt", Shape{Dim(1), kT, Dim(8)});
+  ValueId a = input("A", Shape{Dim(8)});
+  ValueId bc = input("B", Shape{Dim(1), kT, Dim(1), Dim(128)});
+  NodeOptions ssd = seqrt_domain;
+  ssd.name = "ssd";
+  b.output(b.add_node("SSD", {x, dt, a, bc, bc}, {}, 1, ssd)[0], "y_ssd");
+  ValueId lq = input("lq", Shape{Dim(1), kT, Dim(4 * 64)});
+  ValueId lk = input("lk", Shape{Dim(1), kT, Dim(2 * 64)});
+  ValueId lv = input("lv", Shape{Dim(1), kT, Dim(2 * 32)});
+  ValueId decay = input("decay", Shape{Dim(1), kT, Dim(2)});
+  ValueId beta = input("beta", Shape{Dim(1), kT, Dim(2)});
+  AttrMap heads = {{"q_num_heads", Attribute(int64_t{4})},
+                   {"kv_num_heads", Attribute(int64_t{2})}};
+  NodeOptions delta;
+  delta.name = "delta";
+  b.output(b.add_node("LinearAttention", {lq, lk, lv, kNoValue, decay, beta},
+                      heads, 1, delta)[0],
+           "y_delta");
+  AttrMap gated_attrs = heads;
+  gated_attrs["update_rule"] = Attribute(std::string("gated"));
+  NodeOptions gated;
+  gated.name = "gated";
+  b.output(b.add_node("LinearAttention", {lq, lk, lv, kNoValue, decay},
+                      gated_attrs, 1, gated)[0],
+           "y_gated");
+  b.output(b.add("Add", {dt, dt}), "sum");
+  Result<Graph> graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  return std::move(graph).value();
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+TEST(CudaKernelPlan, PrefillRunsChunkwiseWhereAFormExists) {
+  Graph graph = sequence_graph();
+  for (DeviceLimits limits : {DeviceLimits::sm80(), DeviceLimits::sm90()}) {
+    auto plan = plan_cuda_kernels(graph, limits, {{"T", 512}});
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    ASSERT_EQ(plan->size(), 4u);  // the Add has no tiling
+    const KernelPlanEntry& retention = (*plan)[0];
+    EXPECT_EQ(retention.node, "retention");
+    EXPECT_TRUE(starts_with(retention.tiling, "chunkwise")) << retention.tiling;
+    EXPECT_EQ(retention.state_place, "shared memory");
+    EXPECT_TRUE(starts_with((*plan)[1].tiling, "chunkwise"))
+        << (*plan)[1].tiling;
+    // The delta rule has no chunkwise form: the recurrence, in registers.
+    EXPECT_EQ((*plan)[2].node, "delta");
+    EXPECT_TRUE(starts_with((*plan)[2].tiling, "column scan"))
+        << (*plan)[2].tiling;
+    EXPECT_EQ((*plan)[2].state_place, "registers");
+    EXPECT_TRUE(starts_with((*plan)[3].tiling, "chunkwise"))
+        << (*plan)[3].tiling;
+    for (const KernelPlanEntry& entry : *plan) {
+      EXPECT_GT(entry.shared_bytes, 0u) << entry.node;
+      EXPECT_LE(entry.shared_bytes, entry.shared_limit) << entry.node;
+      EXPECT_LE(entry.shared_limit, limits.shared_per_block_optin);
+    }
+  }
+}
+
+TEST(CudaKernelPlan, DecodeStepsRunTheRecurrence) {
+  auto plan =
+      plan_cuda_kernels(sequence_graph(), DeviceLimits::sm90(), {{"T", 1}});
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->size(), 4u);
+  for (const KernelPlanEntry& entry : *plan) {
+    EXPECT_TRUE(starts_with(entry.tiling, "column scan"))
+        << entry.node << ": " << entry.tiling;
+  }
+}
+
+TEST(CudaKernelPlan, UnboundDimIsNamed) {
+  auto plan = plan_cuda_kernels(sequence_graph(), DeviceLimits::sm90(), {});
+  ASSERT_FALSE(plan.is_ok());
+  EXPECT_NE(plan.status().message().find("[Retention] node 'retention'"),
+            std::string::npos)
+      << plan.status().message();
+  EXPECT_NE(plan.status().message().find("bind the symbolic dim 'T'"),
+            std::string::npos)
+      << plan.status().message();
+}
+
+TEST(CudaKernelPlan, LinearAttentionFormChoice) {
+  EXPECT_TRUE(linear_attention_chunkwise(false, false, 64));
+  EXPECT_FALSE(linear_attention_chunkwise(true, false, 64));
+  EXPECT_FALSE(linear_attention_chunkwise(false, true, 64));
+  EXPECT_FALSE(linear_attention_chunkwise(false, false, 1));
+}
+
+}  // namespace
+}  // namespace seqrt::cuda

@@ -1,0 +1,185 @@
+// The CUDA kernel table's standard math ops beyond elementwise, rows and
+// MatMul: Cast, the comparisons, ReduceSum/Mean/Max/Min, CumSum and
+// RotaryEmbedding. Shapes and input checks come from each op's own shape
+// inference; axes, positions and other steering inputs are read and checked
+// on the host.
+#include <string>
+#include <vector>
+
+#include "backends/cuda/copy_plan.h"
+#include "backends/cuda/cuda_status.h"
+#include "backends/cuda/kernel_support.h"
+#include "backends/cuda/kernels/convert.h"
+#include "backends/cuda/kernels/reduce.h"
+#include "backends/cuda/kernels/rotary.h"
+#include "backends/cuda/node_io.h"
+#include "ops/reduce/reduce.h"
+#include "ops/shape/shape_util.h"
+
+namespace seqrt::cuda {
+namespace {
+
+Status run_cast(KernelContext& ctx, CudaContext& cuda) {
+  SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+  const Tensor& x = *ctx.input(0);
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(out.dims, 0, out.dtypes));
+  const std::string what = ctx.node().label();
+  return io.finish(launch_cast(io.raw_input(0), x.dtype(), io.raw_output(0),
+                               out.dtypes[0], x.num_elements(), cuda.stream()),
+                   what.c_str());
+}
+
+CudaKernel compare(const char* op, CompareOp kind) {
+  return {kOnnxDomain, op, any_dtype,
+          [kind](KernelContext& ctx, CudaContext& cuda) -> Status {
+            SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+            std::vector<int64_t> dims;
+            SEQRT_ASSIGN_OR_RETURN(
+                BroadcastIndex index,
+                broadcast(ctx.node(), *ctx.input(0), *ctx.input(1), dims));
+            NodeIo io(ctx, cuda);
+            SEQRT_RETURN_IF_ERROR(io.begin(out.dims, 0, out.dtypes));
+            const std::string what = ctx.node().label();
+            return io.finish(
+                launch_compare(kind, io.raw_input(0), io.raw_input(1),
+                               ctx.input(0)->dtype(),
+                               static_cast<uint8_t*>(io.raw_output(0)), index,
+                               element_count(dims), cuda.stream()),
+                what.c_str());
+          }};
+}
+
+// Which axes the node reduces, as the reference decides: the `axes`
+// input, none of it meaning all (or none with noop_with_empty_axes).
+Result<std::vector<bool>> reduced_axes(const KernelContext& ctx, int64_t rank) {
+  std::vector<int64_t> axes;
+  if (ctx.input(1) != nullptr) {
+    SEQRT_ASSIGN_OR_RETURN(axes, read_int_list(ctx, *ctx.input(1), "axes"));
+  }
+  if (axes.empty()) {
+    return std::vector<bool>(rank, ctx.attr_int("noop_with_empty_axes") == 0);
+  }
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> normal,
+                         normalize_axes(ctx, axes, rank));
+  std::vector<bool> reduced(rank, false);
+  for (int64_t axis : normal) reduced[axis] = true;
+  return reduced;
+}
+
+CudaKernel reduce(const char* op, ReduceOp kind, ReduceKind reference_kind) {
+  return {
+      kOnnxDomain, op, data_f32,
+      [kind, reference_kind](KernelContext& ctx, CudaContext& cuda) -> Status {
+        SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+        const Tensor& x = *ctx.input(0);
+        SEQRT_ASSIGN_OR_RETURN(
+            std::vector<bool> reduced,
+            reduced_axes(ctx, static_cast<int64_t>(x.rank())));
+        Result<ReduceIndex> index = reduce_index(x.dims(), reduced);
+        if (!index.is_ok()) return plan_error(ctx, index.status());
+        float empty_value = 0.0f;
+        if (index->count == 0) {
+          SEQRT_ASSIGN_OR_RETURN(
+              double value, reduce_empty_value(ctx, reference_kind, x.dtype()));
+          empty_value = static_cast<float>(value);
+        }
+        NodeIo io(ctx, cuda);
+        SEQRT_RETURN_IF_ERROR(io.begin(out.dims, 0, out.dtypes));
+        const std::string what = ctx.node().label();
+        return io.finish(launch_reduce(kind, io.input(0), io.output(0), *index,
+                                       empty_value, cuda.stream()),
+                         what.c_str());
+      }};
+}
+
+Status run_cumsum(KernelContext& ctx, CudaContext& cuda) {
+  SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+  const Tensor& x = *ctx.input(0);
+  SEQRT_ASSIGN_OR_RETURN(int64_t axis,
+                         read_int_scalar(ctx, *ctx.input(1), "axis"));
+  SEQRT_ASSIGN_OR_RETURN(
+      std::vector<int64_t> normal,
+      normalize_axes(ctx, {axis}, static_cast<int64_t>(x.rank())));
+  int64_t outer = 1, inner = 1;
+  for (int64_t a = 0; a < normal[0]; ++a) outer *= x.dim(a);
+  for (int64_t a = normal[0] + 1; a < static_cast<int64_t>(x.rank()); ++a) {
+    inner *= x.dim(a);
+  }
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(out.dims, 0, out.dtypes));
+  const std::string what = ctx.node().label();
+  return io.finish(
+      launch_cumsum(io.input(0), io.output(0), outer, x.dim(normal[0]), inner,
+                    ctx.attr_int("exclusive") != 0,
+                    ctx.attr_int("reverse") != 0, cuda.stream()),
+      what.c_str());
+}
+
+Status rotary_supported(const Graph& graph, const Node& node) {
+  SEQRT_RETURN_IF_ERROR(data_f32(graph, node));
+  for (size_t i : {1, 2}) {
+    if (i < node.inputs.size() &&
+        graph.value(node.inputs[i]).dtype != DType::kF32) {
+      return unsupported("{}: the cuda backend needs f32 caches", node.label());
+    }
+  }
+  return Status::ok();
+}
+
+Status run_rotary(KernelContext& ctx, CudaContext& cuda) {
+  // Inference checks X, the caches and position_ids' shapes.
+  SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+  const Tensor& x = *ctx.input(0);
+  const Tensor& cos = *ctx.input(1);
+  const Tensor* positions = ctx.input(3);
+  RotaryArgs args;
+  args.heads_first = x.rank() == 4;
+  args.batch = x.dim(0);
+  args.seq = x.dim(args.heads_first ? 2 : 1);
+  args.heads = args.heads_first ? x.dim(1) : ctx.attr_int("num_heads");
+  args.head_size = args.heads_first ? x.dim(3) : x.dim(2) / args.heads;
+  const int64_t rotary = ctx.attr_int("rotary_embedding_dim");
+  args.rotary_dim = rotary != 0 ? rotary : args.head_size;
+  args.interleaved = ctx.attr_int("interleaved") != 0;
+  if (positions != nullptr) {
+    // Checked here: the kernel would read past the caches otherwise.
+    for (int64_t i = 0; i < positions->num_elements(); ++i) {
+      const int64_t row = positions->element_i64(i);
+      if (row < 0 || row >= cos.dim(0)) {
+        return ctx.error(
+            "position_ids[{},{}] = {} is outside the caches' [0, {})",
+            i / args.seq, i % args.seq, row, cos.dim(0));
+      }
+    }
+  }
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(out.dims, 0, out.dtypes));
+  args.x = io.input(0);
+  args.cos = io.input(1);
+  args.sin = io.input(2);
+  args.positions = static_cast<const int64_t*>(io.raw_input(3));
+  args.y = io.output(0);
+  const std::string what = ctx.node().label();
+  return io.finish(launch_rotary(args, cuda.stream()), what.c_str());
+}
+
+}  // namespace
+
+void add_math_kernels(std::vector<CudaKernel>& kernels) {
+  kernels.push_back({kOnnxDomain, "Cast", any_dtype, run_cast});
+  kernels.push_back(compare("Equal", CompareOp::kEqual));
+  kernels.push_back(compare("Less", CompareOp::kLess));
+  kernels.push_back(compare("Greater", CompareOp::kGreater));
+  kernels.push_back(compare("LessOrEqual", CompareOp::kLessOrEqual));
+  kernels.push_back(compare("GreaterOrEqual", CompareOp::kGreaterOrEqual));
+  kernels.push_back(reduce("ReduceSum", ReduceOp::kSum, ReduceKind::kSum));
+  kernels.push_back(reduce("ReduceMean", ReduceOp::kMean, ReduceKind::kMean));
+  kernels.push_back(reduce("ReduceMax", ReduceOp::kMax, ReduceKind::kMax));
+  kernels.push_back(reduce("ReduceMin", ReduceOp::kMin, ReduceKind::kMin));
+  kernels.push_back({kOnnxDomain, "CumSum", data_f32, run_cumsum});
+  kernels.push_back(
+      {kOnnxDomain, "RotaryEmbedding", rotary_supported, run_rotary});
+}
+
+}  // namespace seqrt::cuda

@@ -1,0 +1,152 @@
+// Test support for the sequence kernels on a device (gtest): devices with
+// the shared-memory limit forced to 16/32/48 KiB and subgroups on or off,
+// running one node's plan and record through TestRecorder, and comparing
+// with the op's reference kernel at every such configuration.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "backends/vulkan/kernels/sequence_scan.h"
+#include "backends/vulkan/kernels/sequence_testing.h"
+#include "ops/op_test_util.h"
+#include "ops/sequence/scan_test_util.h"
+
+namespace seqrt::vulkan::sequence_testing {
+
+struct DeviceConfig {
+  uint32_t shared_kib;
+  bool subgroup;
+};
+
+inline const DeviceConfig kConfigs[] = {{16, true},  {32, true},  {48, true},
+                                        {16, false}, {32, false}, {48, false}};
+
+// A device for the configuration, opened with the validation layers.
+inline Result<std::shared_ptr<Device>> open_device(const DeviceConfig& config) {
+  VulkanOptions options;
+  options.shared_limit_bytes = config.shared_kib * 1024;
+  options.disable_subgroup_ops = !config.subgroup;
+  options.validation = true;
+  return Device::open(options);
+}
+
+struct DeviceRun {
+  std::vector<Tensor> outputs;
+  KernelTiling tiling;
+  uint32_t state_stores = 0;
+  int dispatches = 0;
+};
+
+struct RunOptions {
+  bool count_stores = false;                  // the scan's debug store counter
+  const DeviceLimits* plan_limits = nullptr;  // plan for other limits
+  std::set<size_t> constant_inputs;  // inputs the graph holds as constants
+};
+
+// Plans and records one node on `device`, runs it, reads the outputs back
+// (with the dims the reference gave).
+inline Result<DeviceRun> run_on_device(std::shared_ptr<Device> device,
+                                       const std::string& domain,
+                                       const std::string& op,
+                                       const std::vector<Tensor>& inputs,
+                                       const AttrMap& attrs,
+                                       const std::vector<Tensor>& want,
+                                       const RunOptions& options = {}) {
+  auto pipelines = std::make_shared<Pipelines>(device);
+  SEQRT_ASSIGN_OR_RETURN(auto recorder,
+                         TestRecorder::create(device, pipelines));
+  std::vector<bool> present;
+  for (const Tensor& t : inputs) present.push_back(!t.empty());
+  Node node = op_testing::make_node(op, attrs, present, want.size());
+  node.domain = domain;
+  // A graph only when some input is a constant (kernels read its values).
+  Graph graph;
+  NodeArgs args;
+  args.node = &node;
+  if (!options.constant_inputs.empty()) {
+    for (size_t i = 0; i < inputs.size() + want.size(); ++i) {
+      const Tensor& t = i < inputs.size() ? inputs[i] : want[i - inputs.size()];
+      graph.add_value(Value{"v" + std::to_string(i), t.dtype(), t.shape()});
+    }
+    for (size_t i : options.constant_inputs) {
+      graph.constants[static_cast<ValueId>(i)] = inputs[i];
+    }
+    args.graph = &graph;
+  }
+  for (const Tensor& t : inputs) {
+    SEQRT_ASSIGN_OR_RETURN(BufferSlice slice, recorder->upload(t));
+    args.inputs.push_back(slice);
+    args.input_dims.push_back(t.dims());
+    args.input_dtypes.push_back(t.empty() ? DType::kUndefined : t.dtype());
+  }
+  for (const Tensor& t : want) {
+    SEQRT_ASSIGN_OR_RETURN(BufferSlice slice,
+                           recorder->allocate(t.byte_size()));
+    args.outputs.push_back(slice);
+    args.output_dims.push_back(t.dims());
+    args.output_dtypes.push_back(DType::kF32);
+  }
+  const VulkanKernel* kernel = kernel_table().find(domain, op);
+  if (kernel == nullptr) return not_found("no Vulkan kernel for {}", op);
+  DeviceRun run;
+  SEQRT_ASSIGN_OR_RETURN(
+      run.tiling,
+      kernel->plan(args, options.plan_limits != nullptr ? *options.plan_limits
+                                                        : device->limits()));
+  BufferSlice counter;
+  if (options.count_stores) {
+    SEQRT_ASSIGN_OR_RETURN(counter, recorder->allocate(4));
+    SEQRT_RETURN_IF_ERROR(
+        record_selective_scan(args, run.tiling, *recorder, &counter));
+  } else {
+    SEQRT_RETURN_IF_ERROR(kernel->record(args, run.tiling, *recorder));
+  }
+  SEQRT_RETURN_IF_ERROR(recorder->run());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor out,
+                           recorder->download(args.outputs[i], want[i].dims()));
+    run.outputs.push_back(std::move(out));
+  }
+  if (options.count_stores) run.state_stores = recorder->word(counter);
+  run.dispatches = recorder->dispatches();
+  return run;
+}
+
+// Reference vs device for every configuration; returns the tilings used.
+inline std::vector<KernelTiling> expect_matches_reference(
+    const std::string& domain, const std::string& op,
+    const std::vector<Tensor>& inputs, const AttrMap& attrs, double tol,
+    size_t num_outputs = 2, const RunOptions& options = {}) {
+  std::vector<KernelTiling> tilings;
+  auto want = scan_testing::run_op(domain, op, inputs, attrs, num_outputs);
+  EXPECT_TRUE(want.is_ok()) << want.status().to_string();
+  if (!want.is_ok()) return tilings;
+  for (const DeviceConfig& config : kConfigs) {
+    SCOPED_TRACE(testing::Message()
+                 << config.shared_kib << " KiB, subgroup " << config.subgroup);
+    auto device = open_device(config);
+    if (!device.is_ok()) {
+      ADD_FAILURE() << device.status().to_string();
+      return tilings;
+    }
+    auto got =
+        run_on_device(*device, domain, op, inputs, attrs, *want, options);
+    EXPECT_TRUE(got.is_ok()) << got.status().to_string();
+    if (!got.is_ok()) return tilings;
+    EXPECT_LE(got->tiling.shared_bytes, config.shared_kib * 1024u);
+    for (size_t i = 0; i < want->size(); ++i) {
+      scan_testing::expect_close(got->outputs[i], (*want)[i], tol,
+                                 "output " + std::to_string(i));
+    }
+    EXPECT_EQ((*device)->validation_messages(), 0)
+        << ((*device)->validation_log().empty()
+                ? ""
+                : (*device)->validation_log().front());
+    tilings.push_back(got->tiling);
+  }
+  return tilings;
+}
+
+}  // namespace seqrt::vulkan::sequence_testing

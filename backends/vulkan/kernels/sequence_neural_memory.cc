@@ -1,0 +1,249 @@
+// seqrt::NeuralMemory (Titans long-term memory) on Vulkan, the token loop
+// (shader seq_neural_memory): one workgroup per (batch, head), the memory's
+// weights, momentum and anchor in device memory (the present_state output,
+// or scratch), tokens in segments within the loop budget (tiling.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "backends/vulkan/kernels/sequence_util.h"
+#include "backends/vulkan/tiling.h"
+
+namespace seqrt::vulkan {
+namespace {
+
+enum Input { kQ, kK, kV, kTheta, kEta, kAlpha, kW1, kW2, kPast, kPosition };
+// Flag bits, as the shader's NM_*.
+constexpr uint32_t kGelu = 1, kBefore = 2, kHasPast = 4, kInit = 8,
+                   kHasPosition = 16;
+constexpr uint32_t kMaxInvocations = 256;
+
+struct MemoryCall {
+  int64_t batch, heads, seq, d, m, depth, chunk;
+  bool gelu, before;
+  std::vector<int64_t> positions;  // from a constant `position`, else empty
+  int64_t params() const { return depth == 2 ? 2 * d * m : d * m; }
+};
+
+bool given(const NodeArgs& args, size_t i) {
+  return i < args.inputs.size() && !args.inputs[i].empty();
+}
+
+// The constant `position` (B): the device cannot report a negative one.
+Status read_positions(const NodeArgs& args, MemoryCall& c) {
+  if (!given(args, kPosition)) return Status::ok();
+  const std::string label = args.node->label();
+  const ValueId id = args.node->inputs[kPosition];
+  if (args.graph == nullptr || !args.graph->is_constant(id)) {
+    return unsupported(
+        "{}: position must be a constant on vulkan (its values are checked "
+        "when the plan is recorded)",
+        label);
+  }
+  const Tensor& position = args.graph->constants.at(id);
+  if (position.dims() != std::vector<int64_t>{c.batch}) {
+    return invalid_argument("{}: input 'position' must be (B) = ({}), got {}",
+                            label, c.batch, dims_to_string(position.dims()));
+  }
+  for (int64_t b = 0; b < c.batch; ++b) {
+    if (position.element_i64(b) < 0) {
+      return invalid_argument(
+          "{}: input 'position' must be >= 0, got {} for batch {}", label,
+          position.element_i64(b), b);
+    }
+    c.positions.push_back(position.element_i64(b));
+  }
+  return Status::ok();
+}
+
+// The reference kernel's checks (check_neural_memory), on dims.
+Result<MemoryCall> memory_call(const NodeArgs& args) {
+  const std::string label = args.node->label();
+  SEQRT_ASSIGN_OR_RETURN(auto q, dims_of(args, kQ, 4, label));
+  SEQRT_ASSIGN_OR_RETURN(auto w1, dims_of(args, kW1, 3, label));
+  MemoryCall c{
+      q[0],
+      q[1],
+      q[2],
+      q[3],
+      w1[2],
+      int_attr(*args.node, "depth", 2),
+      int_attr(*args.node, "chunk_size", 1),
+      string_attr(*args.node, "activation", "gelu") == "gelu",
+      string_attr(*args.node, "retrieve", "after_update") == "before_update",
+      {}};
+  if (c.depth != 1 && c.depth != 2) {
+    return invalid_argument("{}: depth must be 1 or 2, got {}", label, c.depth);
+  }
+  if (c.chunk < 1) {
+    return invalid_argument("{}: chunk_size must be >= 1, got {}", label,
+                            c.chunk);
+  }
+  if (w1[0] != c.heads || w1[1] != c.d) {
+    return invalid_argument(
+        "{}: input 'W1' must be (H,d,m) = ({},{},m), got {}", label, c.heads,
+        c.d, dims_to_string(w1));
+  }
+  if (c.depth == 1 && (c.m != c.d || given(args, kW2))) {
+    return invalid_argument("{}: depth 1 needs m = d = {} and no W2, got W1 {}",
+                            label, c.d, dims_to_string(w1));
+  }
+  if (c.depth == 2 && !given(args, kW2)) {
+    return invalid_argument("{}: depth 2 needs input 'W2' (H,m,d)", label);
+  }
+  auto expect = [&](size_t i, const char* name,
+                    std::vector<int64_t> want) -> Status {
+    if (!given(args, i) || args.input_dims[i] == want) return Status::ok();
+    return invalid_argument("{}: input '{}' must be {}, got {}", label, name,
+                            dims_to_string(want),
+                            dims_to_string(args.input_dims[i]));
+  };
+  SEQRT_RETURN_IF_ERROR(expect(kK, "k", q));
+  SEQRT_RETURN_IF_ERROR(expect(kV, "v", q));
+  for (size_t i : {kTheta, kEta, kAlpha}) {
+    if (!given(args, i)) {
+      return invalid_argument("{}: inputs theta, eta and alpha are required",
+                              label);
+    }
+    SEQRT_RETURN_IF_ERROR(
+        expect(i, "theta/eta/alpha", {c.batch, c.heads, c.seq}));
+  }
+  SEQRT_RETURN_IF_ERROR(expect(kW2, "W2", {c.heads, c.m, c.d}));
+  SEQRT_RETURN_IF_ERROR(
+      expect(kPast, "past_state", {c.batch, c.heads, 3 * c.params()}));
+  SEQRT_RETURN_IF_ERROR(read_positions(args, c));
+  return c;
+}
+
+Result<KernelTiling> plan(const NodeArgs& args, const DeviceLimits& limits) {
+  SEQRT_ASSIGN_OR_RETURN(MemoryCall c, memory_call(args));
+  const uint32_t wg = std::min(limits.max_invocations, kMaxInvocations);
+  const uint32_t widest = static_cast<uint32_t>(std::max(c.d, c.m));
+  const uint32_t shared = 4 * 3 * widest;
+  if (wg == 0 || shared > limits.shared_memory_bytes) {
+    return unsupported(
+        "NeuralMemory (vulkan): d = {}, m = {} need {} B of shared memory, "
+        "the device allows {} B",
+        c.d, c.m, shared, limits.shared_memory_bytes);
+  }
+  // Loop iterations per token (tiling.h, kMaxLoopIterations): two forward
+  // passes, the residual, the backward vector, the update and the anchor.
+  auto per = [&](int64_t n) {
+    return static_cast<uint64_t>((n + wg - 1) / wg);
+  };
+  const int64_t width = c.depth == 2 ? c.m : c.d;
+  const uint64_t forward =
+      per(width) * (1 + c.d) + per(c.d) * (1 + (c.depth == 2 ? c.m : 0)) + 2;
+  const uint64_t per_token =
+      2 * forward + per(c.d) + per(c.m) * (1 + c.d) + 2 * per(c.params()) + 8;
+  const uint32_t segment =
+      segment_tokens(per_token, 1, per(3 * c.params()) + 16);
+  KernelTiling out;
+  out.state_place = "device memory (weights, momentum, anchor)";
+  out.summary = fmt::format(
+      "token loop, one workgroup of {} invocations per (batch, head), "
+      "{} tokens per dispatch",
+      wg, segment);
+  out.shared_bytes = shared;
+  out.shared_limit = limits.shared_memory_bytes;
+  out.constants = {wg, widest, segment};
+  return out;
+}
+
+Status record(const NodeArgs& args, const KernelTiling& tiling,
+              Recorder& recorder) {
+  SEQRT_ASSIGN_OR_RETURN(MemoryCall c, memory_call(args));
+  const std::vector<uint32_t>& k = tiling.constants;
+  if (k.size() != 3 || k[0] == 0 || k[2] == 0) {
+    return internal_error("NeuralMemory (vulkan): not a NeuralMemory tiling");
+  }
+  const int64_t bh = c.batch * c.heads;
+  if (bh == 0) return Status::ok();
+  const BufferSlice q = input_or_empty(args, kQ);
+  BufferSlice work = output_or_empty(args, 1);
+  if (work.empty()) {
+    SEQRT_ASSIGN_OR_RETURN(
+        work,
+        recorder.scratch(4 * static_cast<VkDeviceSize>(bh) * 3 * c.params()));
+  }
+  BufferSlice positions = q;
+  if (!c.positions.empty()) {
+    SEQRT_ASSIGN_OR_RETURN(positions, recorder.scratch(4 * c.positions.size()));
+    for (size_t b = 0; b < c.positions.size(); ++b) {
+      BufferSlice one = positions;
+      one.offset += 4 * b;
+      one.bytes = 4;
+      SEQRT_RETURN_IF_ERROR(
+          recorder.fill(one, static_cast<uint32_t>(c.positions[b] % c.chunk)));
+    }
+  }
+  SEQRT_ASSIGN_OR_RETURN(BufferSlice spare, recorder.scratch(4));
+  uint32_t flags = 0;
+  if (c.gelu) flags |= kGelu;
+  if (c.before) flags |= kBefore;
+  if (given(args, kPast)) flags |= kHasPast;
+  if (!c.positions.empty()) flags |= kHasPosition;
+  Dispatch dispatch;
+  dispatch.shader = "seq_neural_memory";
+  dispatch.specialization = {k[0], k[1]};
+  for (size_t i = kQ; i <= kPast; ++i) {
+    dispatch.reads.push_back(or_stand_in(input_or_empty(args, i), q));
+  }
+  dispatch.reads.push_back(positions);
+  dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare), work};
+  dispatch.groups = {1, static_cast<uint32_t>(bh), 1};
+  SEQRT_RETURN_IF_ERROR(
+      check_groups(dispatch.groups, recorder.limits(), "NeuralMemory"));
+  const int64_t segment = k[2];
+  for (int64_t begin = 0; begin == 0 || begin < c.seq; begin += segment) {
+    const uint32_t segment_flags = begin == 0 ? flags | kInit : flags;
+    dispatch.push_constants = push_bytes(
+        {static_cast<uint32_t>(c.batch), static_cast<uint32_t>(c.heads),
+         static_cast<uint32_t>(c.seq), static_cast<uint32_t>(c.d),
+         static_cast<uint32_t>(c.m), static_cast<uint32_t>(c.depth),
+         segment_flags, static_cast<uint32_t>(c.chunk),
+         static_cast<uint32_t>(begin),
+         static_cast<uint32_t>(std::min(c.seq, begin + segment))});
+    SEQRT_RETURN_IF_ERROR(recorder.dispatch(dispatch));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_sequence_neural_memory_kernels(KernelTable& table) {
+  VulkanKernel kernel;
+  kernel.domain = kSeqrtDomain;
+  kernel.op = "NeuralMemory";
+  kernel.supports = [](const Graph& graph, const Node& node,
+                       const DeviceLimits&) -> Status {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == kNoValue) continue;
+      const Value& value = graph.value(node.inputs[i]);
+      const DType want = i == kPosition ? DType::kI64 : DType::kF32;
+      if (value.dtype != want) {
+        return unsupported(
+            "NeuralMemory (vulkan): input {} '{}' is {}, the kernel takes {}",
+            i, value.name, dtype_name(value.dtype), dtype_name(want));
+      }
+      if (i == kPosition && !graph.is_constant(node.inputs[i])) {
+        return unsupported(
+            "NeuralMemory (vulkan): position must be a constant (the device "
+            "cannot report a negative one)");
+      }
+    }
+    for (ValueId id : node.outputs) {
+      if (id != kNoValue && graph.value(id).dtype != DType::kF32) {
+        return unsupported(
+            "NeuralMemory (vulkan): only fp32 outputs, '{}' is {}",
+            graph.value(id).name, dtype_name(graph.value(id).dtype));
+      }
+    }
+    return Status::ok();
+  };
+  kernel.plan = plan;
+  kernel.record = record;
+  table.add(std::move(kernel));
+}
+
+}  // namespace seqrt::vulkan

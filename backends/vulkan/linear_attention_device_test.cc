@@ -1,0 +1,213 @@
+// ONNX LinearAttention on a Vulkan device (lavapipe in CI) against the
+// reference kernel, every update rule, with the shared-memory limit forced
+// to 16/32/48 KiB and subgroups on and off; a prefill then single-token
+// steps with the state carried equal the whole sequence.
+#include <gtest/gtest.h>
+
+#include "backends/vulkan/kernels/sequence_device_testing.h"
+#include "backends/vulkan/tiling.h"
+
+namespace seqrt::vulkan {
+namespace {
+
+using scan_testing::slice_axis;
+using scan_testing::uniform;
+using sequence_testing::expect_matches_reference;
+using sequence_testing::open_device;
+using sequence_testing::run_on_device;
+
+class VulkanLinearAttention : public testing::Test {
+ protected:
+  void SetUp() override {
+    auto device = open_device({48, true});
+    if (!device.is_ok()) {
+      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
+    }
+  }
+};
+
+struct Sizes {
+  int64_t b, t, hq, hkv, dk, dv;
+};
+
+// query, key, value, past_state, decay (per key or per head), beta (per
+// head or shared). Small keys keep the delta rules' updates contracting.
+std::vector<Tensor> inputs(const Sizes& s, bool decay_per_key,
+                           bool beta_per_head, uint64_t seed) {
+  return {uniform({s.b, s.t, s.hq * s.dk}, seed, -1, 1),
+          uniform({s.b, s.t, s.hkv * s.dk}, seed + 1, -0.2, 0.2),
+          uniform({s.b, s.t, s.hkv * s.dv}, seed + 2, -1, 1),
+          uniform({s.b, s.hkv, s.dk, s.dv}, seed + 3, -0.5, 0.5),
+          uniform({s.b, s.t, decay_per_key ? s.hkv * s.dk : s.hkv}, seed + 4,
+                  -0.4, 0.0),
+          uniform({s.b, s.t, beta_per_head ? s.hkv : 1}, seed + 5, 0.1, 0.9)};
+}
+
+AttrMap attrs_for(const std::string& rule, const Sizes& s) {
+  return {
+      {"update_rule", rule}, {"q_num_heads", s.hq}, {"kv_num_heads", s.hkv}};
+}
+
+TEST_F(VulkanLinearAttention, EveryRuleMatchesReferenceAtEveryLimit) {
+  // d_k = 40 splits each column's rows over invocations; GQA 2.
+  const Sizes s{2, 19, 4, 2, 40, 12};
+  for (const char* rule : {"linear", "gated", "delta", "gated_delta"}) {
+    SCOPED_TRACE(rule);
+    auto tilings = expect_matches_reference(kOnnxDomain, "LinearAttention",
+                                            inputs(s, true, true, 1),
+                                            attrs_for(rule, s), 1e-4);
+    ASSERT_EQ(tilings.size(), 6u);
+    EXPECT_EQ(tilings[0].state_place, "registers");
+  }
+}
+
+TEST_F(VulkanLinearAttention, PerHeadDecaySharedBetaNoPastSmallHeads) {
+  const Sizes s{1, 23, 3, 1, 8, 8};
+  std::vector<Tensor> in = inputs(s, false, false, 11);
+  in[3] = Tensor();
+  AttrMap attrs = attrs_for("gated_delta", s);
+  attrs["scale"] = 0.5f;
+  expect_matches_reference(kOnnxDomain, "LinearAttention", in, attrs, 1e-4);
+}
+
+TEST_F(VulkanLinearAttention, PrefillThenStepsEqualsWhole) {
+  auto device = open_device({16, false});
+  ASSERT_TRUE(device.is_ok());
+  const Sizes s{1, 10, 2, 2, 24, 8};
+  const std::vector<Tensor> whole = inputs(s, true, true, 21);
+  const AttrMap attrs = attrs_for("gated_delta", s);
+  auto want =
+      scan_testing::run_op(kOnnxDomain, "LinearAttention", whole, attrs);
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  Tensor state = whole[3];
+  for (auto [begin, end] :
+       {std::pair<int64_t, int64_t>{0, 7}, {7, 8}, {8, 9}, {9, 10}}) {
+    std::vector<Tensor> part = whole;
+    for (size_t i : {0, 1, 2, 4, 5}) {
+      part[i] = slice_axis(whole[i], 1, begin, end);
+    }
+    part[3] = state;
+    auto want_part =
+        scan_testing::run_op(kOnnxDomain, "LinearAttention", part, attrs);
+    ASSERT_TRUE(want_part.is_ok());
+    auto got = run_on_device(*device, kOnnxDomain, "LinearAttention", part,
+                             attrs, *want_part);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    scan_testing::expect_close(got->outputs[0],
+                               slice_axis((*want)[0], 1, begin, end), 1e-4,
+                               "tokens from " + std::to_string(begin));
+    state = got->outputs[1];
+  }
+  scan_testing::expect_close(state, (*want)[1], 1e-4, "final state");
+  EXPECT_EQ((*device)->validation_messages(), 0);
+}
+
+TEST_F(VulkanLinearAttention, StateInSharedMemoryWhenInvocationsAreFew) {
+  // Planned for 4 invocations per workgroup: d_k = 96 needs 24 rows per
+  // invocation, over the register budget.
+  auto device = open_device({32, false});
+  ASSERT_TRUE(device.is_ok());
+  DeviceLimits few = (*device)->limits();
+  few.max_invocations = 4;
+  const Sizes s{1, 9, 1, 1, 96, 4};
+  std::vector<Tensor> in = inputs(s, true, true, 31);
+  const AttrMap attrs = attrs_for("delta", s);
+  auto want = scan_testing::run_op(kOnnxDomain, "LinearAttention", in, attrs);
+  ASSERT_TRUE(want.is_ok());
+  sequence_testing::RunOptions options;
+  options.plan_limits = &few;
+  auto got = run_on_device(*device, kOnnxDomain, "LinearAttention", in, attrs,
+                           *want, options);
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  EXPECT_EQ(got->tiling.state_place, "shared memory");
+  for (size_t i = 0; i < want->size(); ++i) {
+    scan_testing::expect_close(got->outputs[i], (*want)[i], 1e-4,
+                               "output " + std::to_string(i));
+  }
+  EXPECT_EQ((*device)->validation_messages(), 0);
+}
+
+TEST_F(VulkanLinearAttention, LongSequenceRunsInSegmentsCarryingTheState) {
+  // 20000 tokens with 2 invocations per workgroup: more loop iterations
+  // than one dispatch may run on llvmpipe, so several segments (tiling.h).
+  auto device = open_device({32, true});
+  ASSERT_TRUE(device.is_ok());
+  const Sizes s{1, 20000, 1, 1, 8, 2};
+  const std::vector<Tensor> in = inputs(s, false, true, 51);
+  const AttrMap attrs = attrs_for("gated_delta", s);
+  auto want = scan_testing::run_op(kOnnxDomain, "LinearAttention", in, attrs);
+  ASSERT_TRUE(want.is_ok());
+  auto got =
+      run_on_device(*device, kOnnxDomain, "LinearAttention", in, attrs, *want);
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  EXPECT_GT(got->dispatches, 1) << got->tiling.summary;
+  for (size_t i = 0; i < want->size(); ++i) {
+    scan_testing::expect_close(got->outputs[i], (*want)[i], 1e-4,
+                               "output " + std::to_string(i));
+  }
+  EXPECT_EQ((*device)->validation_messages(), 0);
+}
+
+TEST_F(VulkanLinearAttention, ChunkedFormMatchesReferenceAtEveryLimit) {
+  // 300 tokens: chunks and a shorter last one; GQA 2, a past state.
+  const Sizes s{1, 300, 4, 2, 16, 8};
+  for (const char* rule : {"linear", "gated"}) {
+    SCOPED_TRACE(rule);
+    auto tilings = expect_matches_reference(kOnnxDomain, "LinearAttention",
+                                            inputs(s, true, true, 61),
+                                            attrs_for(rule, s), 1e-4);
+    ASSERT_EQ(tilings.size(), 6u);
+    for (const KernelTiling& t : tilings) {
+      EXPECT_TRUE(is_chunked_linear_attention(t)) << t.summary;
+    }
+  }
+  // A decay per head, chunk hint 16.
+  AttrMap attrs = attrs_for("gated", s);
+  attrs["chunk_size"] = int64_t{16};
+  expect_matches_reference(kOnnxDomain, "LinearAttention",
+                           inputs(s, false, true, 62), attrs, 1e-4);
+}
+
+TEST_F(VulkanLinearAttention, ChunkedEqualsRecurrent) {
+  auto device = open_device({32, true});
+  ASSERT_TRUE(device.is_ok());
+  const Sizes s{2, 270, 2, 1, 8, 8};
+  const std::vector<Tensor> in = inputs(s, true, true, 63);
+  const AttrMap attrs = attrs_for("gated", s);
+  auto want = scan_testing::run_op(kOnnxDomain, "LinearAttention", in, attrs);
+  ASSERT_TRUE(want.is_ok());
+  auto chunked =
+      run_on_device(*device, kOnnxDomain, "LinearAttention", in, attrs, *want);
+  ASSERT_TRUE(chunked.is_ok()) << chunked.status().to_string();
+  ASSERT_TRUE(is_chunked_linear_attention(chunked->tiling));
+  EXPECT_EQ(chunked->dispatches, 3);
+  DeviceLimits no_chunks = (*device)->limits();
+  no_chunks.max_storage_buffer_range = 64;
+  sequence_testing::RunOptions options;
+  options.plan_limits = &no_chunks;
+  auto recurrent = run_on_device(*device, kOnnxDomain, "LinearAttention", in,
+                                 attrs, *want, options);
+  ASSERT_TRUE(recurrent.is_ok()) << recurrent.status().to_string();
+  ASSERT_FALSE(is_chunked_linear_attention(recurrent->tiling));
+  for (size_t i = 0; i < 2; ++i) {
+    scan_testing::expect_close(chunked->outputs[i], recurrent->outputs[i], 1e-4,
+                               "output " + std::to_string(i));
+  }
+  EXPECT_EQ((*device)->validation_messages(), 0);
+}
+
+TEST_F(VulkanLinearAttention, MissingGateIsAnError) {
+  const Sizes s{1, 4, 2, 2, 8, 8};
+  std::vector<Tensor> in = inputs(s, true, true, 41);
+  in[5] = Tensor();
+  auto device = open_device({32, true});
+  ASSERT_TRUE(device.is_ok());
+  auto got =
+      run_on_device(*device, kOnnxDomain, "LinearAttention", in,
+                    attrs_for("delta", s), {uniform({1, 4, 16}, 1, 0, 1)});
+  ASSERT_FALSE(got.is_ok());
+  EXPECT_NE(got.status().message().find("beta"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seqrt::vulkan

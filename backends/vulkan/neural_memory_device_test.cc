@@ -1,0 +1,127 @@
+// seqrt::NeuralMemory on a Vulkan device (lavapipe in CI) against the
+// reference kernel with the shared-memory limit forced to 16/32/48 KiB and
+// subgroups on and off: depth 1 and 2, GELU and SiLU, chunked anchors at
+// absolute positions, retrieval before and after the update; whole ==
+// prefill + steps through present_state; long sequences in segments.
+#include <gtest/gtest.h>
+
+#include "backends/vulkan/kernels/sequence_device_testing.h"
+
+namespace seqrt::vulkan {
+namespace {
+
+using scan_testing::slice_axis;
+using scan_testing::uniform;
+using sequence_testing::expect_matches_reference;
+using sequence_testing::open_device;
+using sequence_testing::run_on_device;
+using sequence_testing::RunOptions;
+
+class VulkanNeuralMemory : public testing::Test {
+ protected:
+  void SetUp() override {
+    auto device = open_device({48, true});
+    if (!device.is_ok()) {
+      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
+    }
+  }
+};
+
+// q, k, v, theta, eta, alpha, W1, W2 (depth 2).
+std::vector<Tensor> memory_inputs(int64_t b, int64_t h, int64_t t, int64_t d,
+                                  int64_t m, int depth, uint64_t seed) {
+  std::vector<Tensor> in = {uniform({b, h, t, d}, seed, -1, 1),
+                            uniform({b, h, t, d}, seed + 1, -1, 1),
+                            uniform({b, h, t, d}, seed + 2, -1, 1),
+                            uniform({b, h, t}, seed + 3, 0, 0.1),
+                            uniform({b, h, t}, seed + 4, 0, 0.9),
+                            uniform({b, h, t}, seed + 5, 0, 0.2),
+                            uniform({h, d, m}, seed + 6, -0.3, 0.3)};
+  in.push_back(depth == 2 ? uniform({h, m, d}, seed + 7, -0.3, 0.3) : Tensor());
+  return in;
+}
+
+TEST_F(VulkanNeuralMemory, MatchesReferenceAtEveryLimit) {
+  expect_matches_reference(kSeqrtDomain, "NeuralMemory",
+                           memory_inputs(2, 2, 9, 8, 16, 2, 1), {}, 1e-4);
+  AttrMap silu = {{"activation", std::string("silu")},
+                  {"chunk_size", int64_t{4}},
+                  {"retrieve", std::string("before_update")}};
+  expect_matches_reference(kSeqrtDomain, "NeuralMemory",
+                           memory_inputs(1, 2, 11, 8, 32, 2, 2), silu, 1e-4);
+  AttrMap depth1 = {{"depth", int64_t{1}}, {"chunk_size", int64_t{3}}};
+  expect_matches_reference(kSeqrtDomain, "NeuralMemory",
+                           memory_inputs(1, 1, 10, 8, 8, 1, 3), depth1, 1e-4);
+}
+
+TEST_F(VulkanNeuralMemory, PrefillThenStepsEqualsWholeMidChunk) {
+  auto device = open_device({16, true});
+  ASSERT_TRUE(device.is_ok());
+  const AttrMap attrs = {{"chunk_size", int64_t{4}}};
+  const std::vector<Tensor> whole = memory_inputs(1, 2, 9, 8, 16, 2, 4);
+  auto want = scan_testing::run_op(kSeqrtDomain, "NeuralMemory", whole, attrs);
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  Tensor state;
+  // 6 tokens (one chunk and half of the next), then single tokens; the
+  // position input keeps the chunks aligned to absolute positions.
+  for (auto [begin, end] :
+       {std::pair<int64_t, int64_t>{0, 6}, {6, 7}, {7, 8}, {8, 9}}) {
+    std::vector<Tensor> part = whole;
+    for (size_t i : {0, 1, 2, 3, 4, 5}) {
+      part[i] = slice_axis(whole[i], 2, begin, end);
+    }
+    RunOptions options;
+    if (begin > 0) {
+      part.push_back(state);
+      part.push_back(Tensor::from_vector<int64_t>({1}, {begin}));
+      options.constant_inputs = {9};
+    }
+    auto want_part =
+        scan_testing::run_op(kSeqrtDomain, "NeuralMemory", part, attrs);
+    ASSERT_TRUE(want_part.is_ok()) << want_part.status().to_string();
+    auto got = run_on_device(*device, kSeqrtDomain, "NeuralMemory", part, attrs,
+                             *want_part, options);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    scan_testing::expect_close(got->outputs[0],
+                               slice_axis((*want)[0], 2, begin, end), 1e-4,
+                               "tokens from " + std::to_string(begin));
+    state = got->outputs[1];
+  }
+  scan_testing::expect_close(state, (*want)[1], 1e-4, "final state");
+  EXPECT_EQ((*device)->validation_messages(), 0);
+}
+
+TEST_F(VulkanNeuralMemory, LongSequenceRunsInSegments) {
+  auto device = open_device({32, true});
+  ASSERT_TRUE(device.is_ok());
+  const std::vector<Tensor> in = memory_inputs(1, 1, 2000, 8, 16, 2, 5);
+  const AttrMap attrs = {{"chunk_size", int64_t{16}}};
+  auto want = scan_testing::run_op(kSeqrtDomain, "NeuralMemory", in, attrs);
+  ASSERT_TRUE(want.is_ok());
+  auto got =
+      run_on_device(*device, kSeqrtDomain, "NeuralMemory", in, attrs, *want);
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  EXPECT_GT(got->dispatches, 1) << got->tiling.summary;
+  for (size_t i = 0; i < 2; ++i) {
+    scan_testing::expect_close(got->outputs[i], (*want)[i], 1e-4,
+                               "output " + std::to_string(i));
+  }
+  EXPECT_EQ((*device)->validation_messages(), 0);
+}
+
+TEST_F(VulkanNeuralMemory, RuntimePositionIsUnsupported) {
+  std::vector<Tensor> in = memory_inputs(1, 1, 3, 8, 16, 2, 6);
+  in.push_back(Tensor());
+  in.push_back(Tensor::from_vector<int64_t>({1}, {5}));
+  auto device = open_device({32, true});
+  ASSERT_TRUE(device.is_ok());
+  auto want = scan_testing::run_op(kSeqrtDomain, "NeuralMemory", in, {});
+  ASSERT_TRUE(want.is_ok());
+  auto got =
+      run_on_device(*device, kSeqrtDomain, "NeuralMemory", in, {}, *want);
+  ASSERT_FALSE(got.is_ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kUnsupported);
+}
+
+}  // namespace
+}  // namespace seqrt::vulkan

@@ -1,0 +1,57 @@
+#version 450
+// Cast between f32, i32, i64 (low and high words) and bool (bytes). Each
+// invocation makes one element, or the 4 bools of one word so that no two
+// invocations write the same word. Codes for FROM and TO: 0 f32, 1 i32,
+// 2 i64, 3 bool. Float to integer truncates toward zero.
+#include "common.glsl"
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint FROM = 0;
+layout(constant_id = 2) const uint TO = 0;
+layout(std430, binding = 0) readonly buffer X { uint x[]; };
+layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
+layout(push_constant) uniform Push { uint count; } p;
+
+// Element i as a float (for float and bool targets) ...
+float as_float(uint i) {
+  if (FROM == 0) return uintBitsToFloat(x[i]);
+  if (FROM == 1) return float(int(x[i]));
+  if (FROM == 2) return i64_to_float(x[2 * i], x[2 * i + 1]);
+  return float(BOOL_AT(x, i));
+}
+
+// ... and as an int64 (low, high) for integer targets.
+uvec2 as_i64(uint i) {
+  if (FROM == 0) return float_to_i64(trunc(uintBitsToFloat(x[i])));
+  if (FROM == 1) return uvec2(x[i], int(x[i]) < 0 ? 0xffffffffu : 0u);
+  if (FROM == 2) return uvec2(x[2 * i], x[2 * i + 1]);
+  return uvec2(BOOL_AT(x, i), 0u);
+}
+
+bool as_bool(uint i) {
+  if (FROM == 2) return (x[2 * i] | x[2 * i + 1]) != 0;
+  if (FROM == 3) return BOOL_AT(x, i) != 0;
+  return as_float(i) != 0.0;
+}
+
+void main() {
+  uint i = flat_index();
+  if (TO == 3) {
+    if (i * 4 >= p.count) return;
+    uint packed = 0;
+    for (uint k = 0; k < 4 && i * 4 + k < p.count; ++k) {
+      if (as_bool(i * 4 + k)) packed |= 1u << (8 * k);
+    }
+    y[i] = packed;
+    return;
+  }
+  if (i >= p.count) return;
+  if (TO == 0) {
+    y[i] = floatBitsToUint(as_float(i));
+  } else if (TO == 1) {
+    y[i] = as_i64(i).x;
+  } else {
+    uvec2 v = as_i64(i);
+    y[2 * i] = v.x;
+    y[2 * i + 1] = v.y;
+  }
+}
