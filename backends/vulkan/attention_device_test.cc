@@ -21,15 +21,7 @@ using sequence_testing::open_device;
 using sequence_testing::run_on_device;
 using sequence_testing::RunOptions;
 
-class VulkanAttention : public testing::Test {
- protected:
-  void SetUp() override {
-    auto device = open_device({48, true});
-    if (!device.is_ok()) {
-      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
-    }
-  }
-};
+using VulkanAttention = sequence_testing::DeviceTest;
 
 // Q (B,Hq,Tq,d), K (B,Hkv,Tk,d), V (B,Hkv,Tk,dv).
 std::vector<Tensor> qkv(int64_t b, int64_t hq, int64_t hkv, int64_t tq,

@@ -17,6 +17,11 @@ struct VulkanExecutable::Prepared {
   std::unique_ptr<Allocation> staging;
   std::vector<VkDeviceSize> input_at, output_at;  // offsets in staging
   std::vector<NodeTiling> tilings;
+  // Error words (Recorder::error_word) copied out after every run: word i
+  // is set when node error_nodes[i] found `error_problems[i]`.
+  std::unique_ptr<Allocation> error_staging;
+  std::vector<int> error_nodes;
+  std::vector<std::string> error_problems;
   std::unique_ptr<Program> program;
 };
 
@@ -238,14 +243,48 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::build(
     if (!recorded.is_ok()) {
       return recorded.with_context("recording " + node.label());
     }
+    prepared->error_nodes.resize(recorder.error_words().size(), index);
   }
   for (size_t i = 0; i < graph_.outputs.size(); ++i) {
     const BufferSlice& place = prepared->places[graph_.outputs[i]];
     SEQRT_RETURN_IF_ERROR(
         recorder.copy(place, stage(prepared->output_at[i], place.bytes)));
   }
+  SEQRT_RETURN_IF_ERROR(record_error_copies(recorder, *prepared));
   SEQRT_ASSIGN_OR_RETURN(prepared->program, recorder.finish());
   return prepared;
+}
+
+Status VulkanExecutable::record_error_copies(CommandRecorder& recorder,
+                                             Prepared& prepared) const {
+  const auto& words = recorder.error_words();
+  if (words.empty()) return Status::ok();
+  SEQRT_ASSIGN_OR_RETURN(
+      prepared.error_staging,
+      context_.allocator->allocate(4 * words.size(), MemoryPlace::kStaging,
+                                   "allocating staging for error words"));
+  for (size_t i = 0; i < words.size(); ++i) {
+    BufferSlice slot = prepared.error_staging->slice();
+    slot.offset += 4 * i;
+    slot.bytes = 4;
+    SEQRT_RETURN_IF_ERROR(recorder.copy(words[i].word, slot));
+    prepared.error_problems.push_back(words[i].problem);
+  }
+  return Status::ok();
+}
+
+Status VulkanExecutable::check_error_words(const Prepared& prepared) const {
+  if (prepared.error_staging == nullptr) return Status::ok();
+  const auto* words =
+      static_cast<const uint32_t*>(prepared.error_staging->mapped());
+  for (size_t i = 0; i < prepared.error_nodes.size(); ++i) {
+    if (words[i] != 0) {
+      return invalid_argument("{}: {}",
+                              graph_.nodes[prepared.error_nodes[i]].label(),
+                              prepared.error_problems[i]);
+    }
+  }
+  return Status::ok();
 }
 
 Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::prepare(
@@ -295,6 +334,7 @@ Result<std::vector<Tensor>> VulkanExecutable::run(
                 inputs[i].byte_size());
   }
   SEQRT_RETURN_IF_ERROR(prepared->program->run("running the graph"));
+  SEQRT_RETURN_IF_ERROR(check_error_words(*prepared));
   std::vector<Tensor> outputs;
   for (size_t i = 0; i < graph_.outputs.size(); ++i) {
     ValueId id = graph_.outputs[i];

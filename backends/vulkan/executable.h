@@ -58,6 +58,11 @@ class VulkanExecutable : public Executable {
       const std::vector<Tensor>& inputs) const;
   Result<std::shared_ptr<Prepared>> build(
       const std::map<std::string, int64_t>& bindings) const;
+  // Copies the kernels' error words out at the end of the program, and
+  // checks them after a run (Recorder::error_word).
+  Status record_error_copies(CommandRecorder& recorder,
+                             Prepared& prepared) const;
+  Status check_error_words(const Prepared& prepared) const;
 
   DeviceContext context_;
   Graph graph_;

@@ -81,6 +81,14 @@ class Recorder {
   virtual Result<BufferSlice> scratch(VkDeviceSize bytes) = 0;
   virtual Status copy(const BufferSlice& src, const BufferSlice& dst) = 0;
   virtual Status fill(const BufferSlice& dst, uint32_t word) = 0;  // e.g. zeros
+  // A 4-byte word, zero at the start of every run, that the node's shader
+  // sets (to any nonzero value) when it finds input only the device sees and
+  // the op rejects, such as an index out of range; the run then fails with
+  // `problem` after the node's label. Recorders that check none refuse.
+  virtual Result<BufferSlice> error_word(const std::string& problem) {
+    return unsupported("vulkan: this recorder checks no error words ({})",
+                       problem);
+  }
 };
 
 // One node with concrete shapes and device places.

@@ -16,15 +16,7 @@ using sequence_testing::expect_matches_reference;
 using sequence_testing::open_device;
 using sequence_testing::run_on_device;
 
-class VulkanLinearAttention : public testing::Test {
- protected:
-  void SetUp() override {
-    auto device = open_device({48, true});
-    if (!device.is_ok()) {
-      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
-    }
-  }
-};
+using VulkanLinearAttention = sequence_testing::DeviceTest;
 
 struct Sizes {
   int64_t b, t, hq, hkv, dk, dv;

@@ -17,15 +17,7 @@ using sequence_testing::open_device;
 using sequence_testing::run_on_device;
 using sequence_testing::RunOptions;
 
-class VulkanNeuralMemory : public testing::Test {
- protected:
-  void SetUp() override {
-    auto device = open_device({48, true});
-    if (!device.is_ok()) {
-      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
-    }
-  }
-};
+using VulkanNeuralMemory = sequence_testing::DeviceTest;
 
 // q, k, v, theta, eta, alpha, W1, W2 (depth 2).
 std::vector<Tensor> memory_inputs(int64_t b, int64_t h, int64_t t, int64_t d,

@@ -166,6 +166,13 @@ Status CommandRecorder::fill(const BufferSlice& dst, uint32_t word) {
   return Status::ok();
 }
 
+Result<BufferSlice> CommandRecorder::error_word(const std::string& problem) {
+  SEQRT_ASSIGN_OR_RETURN(BufferSlice word, scratch(4));
+  SEQRT_RETURN_IF_ERROR(fill(word, 0));  // before the node's dispatches
+  error_words_.push_back({word, problem});
+  return word;
+}
+
 int CommandRecorder::barrier_count() const {
   return static_cast<int>(std::count_if(
       steps_.begin(), steps_.end(),

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/vulkan/kernel.h"
@@ -47,6 +48,14 @@ class CommandRecorder : public Recorder {
   Result<BufferSlice> scratch(VkDeviceSize bytes) override;
   Status copy(const BufferSlice& src, const BufferSlice& dst) override;
   Status fill(const BufferSlice& dst, uint32_t word) override;
+  Result<BufferSlice> error_word(const std::string& problem) override;
+
+  // The error words asked for so far, in order, each with its problem.
+  struct ErrorWord {
+    BufferSlice word;
+    std::string problem;
+  };
+  const std::vector<ErrorWord>& error_words() const { return error_words_; }
 
   // Records every step into a new command buffer; the recorder is spent.
   Result<std::unique_ptr<Program>> finish();
@@ -75,6 +84,7 @@ class CommandRecorder : public Recorder {
   Allocator& allocator_;
   std::vector<Step> steps_;
   std::vector<BufferSlice> written_, read_;  // since the last barrier
+  std::vector<ErrorWord> error_words_;
   std::unique_ptr<Program> program_;
 };
 

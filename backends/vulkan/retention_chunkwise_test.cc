@@ -62,15 +62,7 @@ TEST(RetentionForm, ChunkwiseForLongPromptsOnly) {
   EXPECT_FALSE(is_chunkwise_retention(*huge));
 }
 
-class VulkanRetentionChunkwise : public testing::Test {
- protected:
-  void SetUp() override {
-    auto device = open_device({48, true});
-    if (!device.is_ok()) {
-      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
-    }
-  }
-};
+using VulkanRetentionChunkwise = sequence_testing::DeviceTest;
 
 std::vector<Tensor> retention_inputs(int64_t b, int64_t h, int64_t t,
                                      int64_t dk, int64_t dv) {

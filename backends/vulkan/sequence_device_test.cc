@@ -25,15 +25,7 @@ RunOptions counting(const DeviceLimits* plan_limits = nullptr) {
   return options;
 }
 
-class VulkanSequence : public testing::Test {
- protected:
-  void SetUp() override {
-    auto device = open_device({48, true});
-    if (!device.is_ok()) {
-      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
-    }
-  }
-};
+using VulkanSequence = sequence_testing::DeviceTest;
 
 std::vector<Tensor> scan_inputs(int64_t b, int64_t d, int64_t l, int64_t n,
                                 int64_t g, bool optional) {

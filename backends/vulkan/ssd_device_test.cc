@@ -16,15 +16,7 @@ using sequence_testing::expect_matches_reference;
 using sequence_testing::open_device;
 using sequence_testing::run_on_device;
 
-class VulkanSsd : public testing::Test {
- protected:
-  void SetUp() override {
-    auto device = open_device({48, true});
-    if (!device.is_ok()) {
-      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
-    }
-  }
-};
+using VulkanSsd = sequence_testing::DeviceTest;
 
 // x, dt, A, Bm, Cm, D, z, dt_bias, past_state.
 std::vector<Tensor> ssd_inputs(int64_t b, int64_t l, int64_t h, int64_t p,

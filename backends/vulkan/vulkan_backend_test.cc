@@ -110,6 +110,37 @@ TEST(VulkanBackend, WrongInputDimsAreAnError) {
   ASSERT_FALSE(got.is_ok());
 }
 
+// An index out of range is seen only by the device: its error word fails
+// the run naming the node, and the next run (word zeroed again) succeeds.
+TEST(VulkanBackend, GatherIndexOutOfRangeFailsTheRunNamingTheNode) {
+  SEQRT_OPEN_VULKAN_OR_SKIP(backend);
+  GraphBuilder b("gather");
+  ValueId data = b.input("data", DType::kF32, Shape{3, 2});
+  ValueId index = b.input("index", DType::kI64, Shape{2});
+  NodeOptions named;
+  named.name = "pick";
+  b.output(b.add("Gather", {data, index}, {}, named), "y");
+  Result<Graph> graph = std::move(b).build();
+  ASSERT_TRUE(graph.is_ok()) << graph.status().to_string();
+  ASSERT_TRUE(infer_graph(*graph).is_ok());
+  auto compiled = backend->compile(*graph, CompileOptions{});
+  ASSERT_TRUE(compiled.is_ok()) << compiled.status().to_string();
+  Tensor x = ramp({3, 2}, 1.0f);
+  for (int64_t bad : {int64_t{3}, int64_t{-4}, int64_t{1} << 32}) {
+    auto got =
+        (*compiled)->run({x, Tensor::from_vector<int64_t>({2}, {0, bad})});
+    ASSERT_FALSE(got.is_ok()) << "index " << bad;
+    EXPECT_NE(got.status().message().find("node 'pick'"), std::string::npos)
+        << got.status().message();
+    EXPECT_NE(got.status().message().find("out of range"), std::string::npos)
+        << got.status().message();
+  }
+  auto good = (*compiled)->run({x, Tensor::from_vector<int64_t>({2}, {2, -1})});
+  ASSERT_TRUE(good.is_ok()) << good.status().to_string();
+  EXPECT_EQ((*good)[0].element_f64(0), x.element_f64(4));
+  EXPECT_EQ((*good)[0].element_f64(3), x.element_f64(5));
+}
+
 TEST(VulkanBackend, DeviceBuffersRoundTrip) {
   SEQRT_OPEN_VULKAN_OR_SKIP(backend);
   std::vector<float> host = {1, 2, 3, 4, 5};

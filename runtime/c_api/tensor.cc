@@ -26,15 +26,13 @@ struct TensorSpec {
 };
 
 // Checks the dtype and the dims (non-negative, no overflow in bytes).
-Result<TensorSpec> check_spec(seqrt_dtype dtype, const int64_t* dims,
-                              size_t rank) {
-  const int value = c_enum_value(dtype);
-  if (value <= SEQRT_DTYPE_UNDEFINED || value > SEQRT_DTYPE_BOOL) {
-    return invalid_argument("unknown dtype {}", value);
+Result<TensorSpec> check_spec(int dtype, const int64_t* dims, size_t rank) {
+  if (dtype <= SEQRT_DTYPE_UNDEFINED || dtype > SEQRT_DTYPE_BOOL) {
+    return invalid_argument("unknown dtype {}", dtype);
   }
   if (rank > 0) SEQRT_RETURN_IF_ERROR(require(dims, "dims"));
   TensorSpec spec;
-  spec.dtype = static_cast<DType>(value);
+  spec.dtype = static_cast<DType>(dtype);
   spec.dims.assign(dims, dims + rank);
   uint64_t count = 1;
   constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
@@ -67,8 +65,8 @@ Status check_byte_count(const TensorSpec& spec, size_t data_bytes) {
                           spec.bytes, data_bytes);
 }
 
-Status create(seqrt_dtype dtype, const int64_t* dims, size_t rank,
-              const void* data, size_t data_bytes, seqrt_tensor** out) {
+Status create(int dtype, const int64_t* dims, size_t rank, const void* data,
+              size_t data_bytes, seqrt_tensor** out) {
   SEQRT_RETURN_IF_ERROR(require(out, "out"));
   SEQRT_ASSIGN_OR_RETURN(TensorSpec spec, check_spec(dtype, dims, rank));
   if (data != nullptr || data_bytes != 0) {
@@ -89,8 +87,8 @@ Status create(seqrt_dtype dtype, const int64_t* dims, size_t rank,
   return Status::ok();
 }
 
-Status borrow(seqrt_dtype dtype, const int64_t* dims, size_t rank,
-              const void* data, size_t data_bytes, seqrt_tensor** out) {
+Status borrow(int dtype, const int64_t* dims, size_t rank, const void* data,
+              size_t data_bytes, seqrt_tensor** out) {
   SEQRT_RETURN_IF_ERROR(require(out, "out"));
   SEQRT_ASSIGN_OR_RETURN(TensorSpec spec, check_spec(dtype, dims, rank));
   SEQRT_RETURN_IF_ERROR(check_byte_count(spec, data_bytes));
@@ -122,7 +120,8 @@ seqrt_status seqrt_tensor_create(seqrt_dtype dtype, const int64_t* dims,
                                  size_t rank, const void* data,
                                  size_t data_bytes, seqrt_tensor** out) {
   return guarded(__func__, [&] {
-    return seqrt::c_api::create(dtype, dims, rank, data, data_bytes, out);
+    return seqrt::c_api::create(seqrt::c_api::c_enum_value(dtype), dims, rank,
+                                data, data_bytes, out);
   });
 }
 
@@ -130,7 +129,8 @@ seqrt_status seqrt_tensor_borrow(seqrt_dtype dtype, const int64_t* dims,
                                  size_t rank, const void* data,
                                  size_t data_bytes, seqrt_tensor** out) {
   return guarded(__func__, [&] {
-    return seqrt::c_api::borrow(dtype, dims, rank, data, data_bytes, out);
+    return seqrt::c_api::borrow(seqrt::c_api::c_enum_value(dtype), dims, rank,
+                                data, data_bytes, out);
   });
 }
 

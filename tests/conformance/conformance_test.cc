@@ -160,15 +160,8 @@ Status backend_supports(const std::string& backend_name, const OpCase& c) {
 // Cases a backend is known to get wrong, "backend:op/case" -> the reason;
 // each is an open bug of that backend, listed so that it stays visible.
 const std::map<std::string, std::string>& known_failures() {
-  static const std::string kClamped =
-      "issue 7: the Vulkan kernel clamps an index that is out of range at run "
-      "time instead of failing; the device has no error channel back to the "
-      "run yet";
-  static const std::map<std::string, std::string> list = {
-      {"vulkan:Gather/rejects_index_too_large", kClamped},
-      {"vulkan:Gather/rejects_index_too_small", kClamped},
-      {"vulkan:GatherElements/rejects_out_of_range", kClamped},
-  };
+  // Empty: no backend has a known wrong case today.
+  static const std::map<std::string, std::string> list = {};
   return list;
 }
 

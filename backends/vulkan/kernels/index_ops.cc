@@ -1,6 +1,8 @@
 // Indexing and filling ops over 32-bit words (f32, i32, i64): Gather,
 // GatherElements (shaders/gather.comp), Pad (pad.comp), Trilu (trilu.comp),
 // and Range and ConstantOfShape (range.comp).
+#include <fmt/format.h>
+
 #include "backends/vulkan/kernels/kernel_util.h"
 
 namespace seqrt::vulkan {
@@ -45,8 +47,13 @@ Status record_gather(bool elements, const NodeArgs& args, Recorder& recorder) {
                              element_words(args.output_dtypes[0]),
                              index_words(args.input_dtypes[1])};
   dispatch.push_constants = words_to_bytes(words);
+  SEQRT_ASSIGN_OR_RETURN(
+      BufferSlice error,
+      recorder.error_word(
+          fmt::format("an index is out of range [-{0}, {0}) along axis {1}",
+                      data[axis], axis)));
   dispatch.reads = {args.inputs[0], args.inputs[1]};
-  dispatch.writes = {args.outputs[0]};
+  dispatch.writes = {args.outputs[0], error};
   dispatch.groups = groups_for(count, recorder.limits());
   return recorder.dispatch(dispatch);
 }

@@ -149,4 +149,16 @@ inline std::vector<KernelTiling> expect_matches_reference(
   return tilings;
 }
 
+// A fixture for tests that need a Vulkan device: skips (with the reason)
+// where there is none.
+class DeviceTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    auto device = open_device({48, true});
+    if (!device.is_ok()) {
+      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
+    }
+  }
+};
+
 }  // namespace seqrt::vulkan::sequence_testing

@@ -2,7 +2,8 @@
 // Gather (ELEMENTS = 0) and GatherElements (ELEMENTS = 1), in 32-bit words
 // (WORDS per element). Indices are i32 or i64 (INDEX_WORDS 1 or 2; the low
 // word carries any index that fits the tensor); negative ones count from the
-// end, and out-of-range ones are clamped so nothing outside is read.
+// end. An index out of range sets the error word (the run then fails naming
+// the node) and is clamped, so nothing outside the data is read.
 //
 // Gather: the output is (outer, indices, inner) and reads data (outer,
 // axis_len, inner). GatherElements: the output has the indices' dims; its
@@ -15,6 +16,7 @@ layout(constant_id = 3) const uint INDEX_WORDS = 2;
 layout(std430, binding = 0) readonly buffer Data { uint data[]; };
 layout(std430, binding = 1) readonly buffer Indices { uint indices[]; };
 layout(std430, binding = 2) writeonly buffer Out { uint result[]; };
+layout(std430, binding = 3) writeonly buffer Error { uint error_word; };
 layout(push_constant) uniform Push {
   uint count;  // output elements
   uint axis_len;
@@ -28,7 +30,11 @@ layout(push_constant) uniform Push {
 
 uint index_at(uint j) {
   int v = int(indices[j * INDEX_WORDS]);
+  // An i64 index fits in its low word when the high word is its sign.
+  bool fits = INDEX_WORDS == 1 || indices[j * INDEX_WORDS + 1] ==
+                                      (v < 0 ? 0xffffffffu : 0u);
   if (v < 0) v += int(p.axis_len);
+  if (!fits || v < 0 || v >= int(p.axis_len)) error_word = 1u;
   return uint(clamp(v, 0, int(p.axis_len) - 1));
 }
 
