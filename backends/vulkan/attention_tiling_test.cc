@@ -3,21 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "backends/vulkan/tiling.h"
+#include "backends/vulkan/tiling_testing.h"
 
 namespace seqrt::vulkan {
 namespace {
-
-DeviceLimits limits_with(uint32_t shared_kib, bool subgroup = true) {
-  DeviceLimits limits;
-  limits.shared_memory_bytes = shared_kib * 1024;
-  limits.max_invocations = 1024;
-  limits.max_group_count = {65535, 65535, 65535};
-  limits.subgroup_size = 32;
-  limits.subgroup_arithmetic = subgroup;
-  limits.max_storage_buffer_range = 1u << 27;
-  limits.storage_buffer_offset_alignment = 16;
-  return limits;
-}
 
 TEST(AttentionTiling, FitsEveryLimitWithAccumulatorsInRegisters) {
   for (uint32_t kib : {16u, 32u, 48u, 228u}) {

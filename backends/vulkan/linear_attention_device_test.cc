@@ -10,9 +10,9 @@
 namespace seqrt::vulkan {
 namespace {
 
-using scan_testing::slice_axis;
 using scan_testing::uniform;
 using sequence_testing::expect_matches_reference;
+using sequence_testing::expect_parts_equal_whole;
 using sequence_testing::open_device;
 using sequence_testing::run_on_device;
 
@@ -66,32 +66,15 @@ TEST_F(VulkanLinearAttention, PrefillThenStepsEqualsWhole) {
   auto device = open_device({16, false});
   ASSERT_TRUE(device.is_ok());
   const Sizes s{1, 10, 2, 2, 24, 8};
-  const std::vector<Tensor> whole = inputs(s, true, true, 21);
-  const AttrMap attrs = attrs_for("gated_delta", s);
-  auto want =
-      scan_testing::run_op(kOnnxDomain, "LinearAttention", whole, attrs);
-  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
-  Tensor state = whole[3];
-  for (auto [begin, end] :
-       {std::pair<int64_t, int64_t>{0, 7}, {7, 8}, {8, 9}, {9, 10}}) {
-    std::vector<Tensor> part = whole;
-    for (size_t i : {0, 1, 2, 4, 5}) {
-      part[i] = slice_axis(whole[i], 1, begin, end);
-    }
-    part[3] = state;
-    auto want_part =
-        scan_testing::run_op(kOnnxDomain, "LinearAttention", part, attrs);
-    ASSERT_TRUE(want_part.is_ok());
-    auto got = run_on_device(*device, kOnnxDomain, "LinearAttention", part,
-                             attrs, *want_part);
-    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
-    scan_testing::expect_close(got->outputs[0],
-                               slice_axis((*want)[0], 1, begin, end), 1e-4,
-                               "tokens from " + std::to_string(begin));
-    state = got->outputs[1];
-  }
-  scan_testing::expect_close(state, (*want)[1], 1e-4, "final state");
-  EXPECT_EQ((*device)->validation_messages(), 0);
+  expect_parts_equal_whole(*device,
+                           {kOnnxDomain,
+                            "LinearAttention",
+                            attrs_for("gated_delta", s),
+                            {0, 1, 2, 4, 5},
+                            3,
+                            1e-4},
+                           inputs(s, true, true, 21),
+                           {{0, 7}, {7, 8}, {8, 9}, {9, 10}});
 }
 
 TEST_F(VulkanLinearAttention, StateInSharedMemoryWhenInvocationsAreFew) {

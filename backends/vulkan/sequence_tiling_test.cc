@@ -1,23 +1,12 @@
 // The kernel-level planner (tiling.h) at the shared-memory limits of
 // DESIGN.md §5.2: 16, 32, 48 and 228 KiB. Pure host code, no device.
 #include "backends/vulkan/tiling.h"
+#include "backends/vulkan/tiling_testing.h"
 
 #include <gtest/gtest.h>
 
 namespace seqrt::vulkan {
 namespace {
-
-DeviceLimits limits_with(uint32_t shared_kib, bool subgroup = true) {
-  DeviceLimits limits;
-  limits.shared_memory_bytes = shared_kib * 1024;
-  limits.max_invocations = 1024;
-  limits.max_group_count = {65535, 65535, 65535};
-  limits.subgroup_size = 32;
-  limits.subgroup_arithmetic = subgroup;
-  limits.max_storage_buffer_range = 1u << 27;
-  limits.storage_buffer_offset_alignment = 16;
-  return limits;
-}
 
 const uint32_t kLimitsKib[] = {16, 32, 48, 228};
 

@@ -10,9 +10,9 @@
 namespace seqrt::vulkan {
 namespace {
 
-using scan_testing::slice_axis;
 using scan_testing::uniform;
 using sequence_testing::expect_matches_reference;
+using sequence_testing::expect_parts_equal_whole;
 using sequence_testing::open_device;
 using sequence_testing::run_on_device;
 
@@ -57,29 +57,9 @@ TEST_F(VulkanSsd, NoOptionsClampedStepWithoutSoftplus) {
 TEST_F(VulkanSsd, PrefillThenStepsEqualsWhole) {
   auto device = open_device({16, true});
   ASSERT_TRUE(device.is_ok());
-  const std::vector<Tensor> whole = ssd_inputs(1, 9, 2, 8, 1, 32, true);
-  auto want = scan_testing::run_op(kSeqrtDomain, "SSD", whole, {});
-  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
-  Tensor state = whole[8];
-  for (auto [begin, end] :
-       {std::pair<int64_t, int64_t>{0, 6}, {6, 7}, {7, 8}, {8, 9}}) {
-    std::vector<Tensor> part = whole;
-    for (size_t i : {0, 1, 3, 4, 6}) {
-      part[i] = slice_axis(whole[i], 1, begin, end);
-    }
-    part[8] = state;
-    auto want_part = scan_testing::run_op(kSeqrtDomain, "SSD", part, {});
-    ASSERT_TRUE(want_part.is_ok());
-    auto got =
-        run_on_device(*device, kSeqrtDomain, "SSD", part, {}, *want_part);
-    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
-    scan_testing::expect_close(got->outputs[0],
-                               slice_axis((*want)[0], 1, begin, end), 2e-4,
-                               "tokens from " + std::to_string(begin));
-    state = got->outputs[1];
-  }
-  scan_testing::expect_close(state, (*want)[1], 2e-4, "final state");
-  EXPECT_EQ((*device)->validation_messages(), 0);
+  expect_parts_equal_whole(
+      *device, {kSeqrtDomain, "SSD", {}, {0, 1, 3, 4, 6}, 8, 2e-4},
+      ssd_inputs(1, 9, 2, 8, 1, 32, true), {{0, 6}, {6, 7}, {7, 8}, {8, 9}});
 }
 
 TEST_F(VulkanSsd, LongSequenceRunsInSegmentsCarryingTheState) {

@@ -149,6 +149,46 @@ inline std::vector<KernelTiling> expect_matches_reference(
   return tilings;
 }
 
+// A stateful op whose sequence (axis 1 of `token_inputs`) is cut into parts:
+// outputs[0] is per token and outputs[1] the state it leaves, fed back as
+// input `state_input` of the next part.
+struct PartsCase {
+  std::string domain, op;
+  AttrMap attrs;
+  std::vector<size_t> token_inputs;
+  size_t state_input = 0;
+  double tol = 1e-4;
+};
+
+// Runs `whole` part by part on `device` (a prefill, then steps) carrying
+// the state, and expects each part's tokens and the final state to equal the
+// reference kernel's run over the whole sequence (OPS.md equivalences).
+inline void expect_parts_equal_whole(
+    const std::shared_ptr<Device>& device, const PartsCase& c,
+    const std::vector<Tensor>& whole,
+    const std::vector<std::pair<int64_t, int64_t>>& parts) {
+  auto want = scan_testing::run_op(c.domain, c.op, whole, c.attrs);
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  Tensor state = whole[c.state_input];
+  for (auto [begin, end] : parts) {
+    std::vector<Tensor> part = whole;
+    for (size_t i : c.token_inputs) {
+      part[i] = scan_testing::slice_axis(whole[i], 1, begin, end);
+    }
+    part[c.state_input] = state;
+    auto want_part = scan_testing::run_op(c.domain, c.op, part, c.attrs);
+    ASSERT_TRUE(want_part.is_ok()) << want_part.status().to_string();
+    auto got = run_on_device(device, c.domain, c.op, part, c.attrs, *want_part);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    scan_testing::expect_close(
+        got->outputs[0], scan_testing::slice_axis((*want)[0], 1, begin, end),
+        c.tol, "tokens from " + std::to_string(begin));
+    state = got->outputs[1];
+  }
+  scan_testing::expect_close(state, (*want)[1], c.tol, "final state");
+  EXPECT_EQ(device->validation_messages(), 0);
+}
+
 // A fixture for tests that need a Vulkan device: skips (with the reason)
 // where there is none.
 class DeviceTest : public testing::Test {
