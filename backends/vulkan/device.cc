@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -41,9 +42,21 @@ bool is_all_digits(const std::string& text) {
   return true;
 }
 
+// Instances and devices are created and destroyed one at a time in the
+// process: Sessions on other threads do so at any moment, and the loader,
+// the layers and some drivers (lavapipe) load, set up and unload shared
+// state there without guarding it. Recursive: a failed open() destroys its
+// half-made Device while holding it.
+// Never destroyed, so a Device released during static destruction finds it.
+std::recursive_mutex& lifetime_mutex() {
+  static auto* mutex = new std::recursive_mutex();
+  return *mutex;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<Device>> Device::open(const VulkanOptions& options) {
+  std::lock_guard<std::recursive_mutex> lock(lifetime_mutex());
   std::shared_ptr<Device> device(new Device());
   const std::set<std::string> libraries = loaded_libraries();
   SEQRT_ASSIGN_OR_RETURN(device->fns_, load_vulkan_library());
@@ -71,6 +84,7 @@ Result<std::shared_ptr<Device>> Device::open(const VulkanOptions& options) {
 }
 
 Device::~Device() {
+  std::lock_guard<std::recursive_mutex> lock(lifetime_mutex());
   if (device_ != VK_NULL_HANDLE) {
     fns_.vkDeviceWaitIdle(device_);
     if (fence_ != VK_NULL_HANDLE) fns_.vkDestroyFence(device_, fence_, nullptr);

@@ -119,7 +119,9 @@ Status Pipelines::save() const {
     std::filesystem::create_directories(path.parent_path(), error);
   }
   // Written aside then renamed, so a reader never sees half a file.
-  std::string temp = cache_path_ + fmt::format(".{}.tmp", ::getpid());
+  // Unique per process and per Pipelines object (threads save too).
+  std::string temp = cache_path_ + fmt::format(".{}.{}.tmp", ::getpid(),
+                                               static_cast<const void*>(this));
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out.write(data.data(), static_cast<std::streamsize>(size))) {
