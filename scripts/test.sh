@@ -3,11 +3,11 @@
 # the whole test suite with ctest, then the Python package's pytest suite
 # (seqrt.export cross-checked against onnxruntime and PyTorch) in a venv,
 # This is exactly what CI runs (.ci/run).
-# SEQRT_TEST_SANITIZERS=1 adds the sanitizer runs: the whole suite again
-# built with clang under AddressSanitizer + UndefinedBehaviorSanitizer
-# (which also builds and runs the libFuzzer targets, tests/fuzz), and the
-# concurrency tests under ThreadSanitizer. They are not yet part of CI:
-# see tests/sanitizers/README.md.
+# Then the sanitizer runs: the whole suite again built with clang under
+# AddressSanitizer + UndefinedBehaviorSanitizer (which also builds and runs
+# the libFuzzer targets, tests/fuzz, and the corrupt-input sweep), and the
+# concurrency tests under ThreadSanitizer (tests/sanitizers/README.md).
+# SEQRT_TEST_SANITIZERS=0 leaves them out for a quicker local run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -31,7 +31,7 @@ SEQRT_BUILD_DIR="$root/build/dev" "$venv/bin/pip" install --quiet \
 SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
 
-if [[ "${SEQRT_TEST_SANITIZERS:-0}" != 0 ]]; then
+if [[ "${SEQRT_TEST_SANITIZERS:-1}" != 0 ]]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j"$(nproc)"
   ctest --preset asan -j"$(nproc)"
