@@ -57,8 +57,28 @@ struct KernelPlanEntry {
   uint64_t shared_limit = 0;  // the limit the tiling was chosen under
 };
 
+// The state of one Stream held where an executable runs (DESIGN.md §4),
+// made by Executable::create_state and used only with that executable.
+// Opaque to the runtime except for the dims it holds now.
+class ExecutableState {
+ public:
+  virtual ~ExecutableState() = default;
+  // The dims of each state, in graph.state_pairs order, so that a caller
+  // can check its next inputs (a symbol shared with a state) without
+  // reading the state back.
+  virtual std::vector<std::vector<int64_t>> dims() const = 0;
+};
+
 // A graph compiled for one backend. Immutable once built: run() may be
 // called from several threads at once.
+//
+// Device-resident state is optional: a backend whose memory is not the
+// host's (Vulkan) overrides create_state() and the three calls after it,
+// so a Stream's state pairs stay on the device and a step moves only its
+// other inputs and outputs. The default says kUnsupported and a Stream
+// feeds its state to run() as host tensors, which on host backends is
+// already free (the state is moved in and updated in place), so they and
+// the CUDA plugin need nothing new.
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -68,6 +88,35 @@ class Executable {
   // place (a state the run replaces, such as a fixed-capacity KV cache);
   // inputs the caller still holds are never written.
   virtual Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const = 0;
+
+  // A state on the device holding `state`, one tensor per graph.state_pairs
+  // entry in that order (typed as the pairs' inputs); kUnsupported where
+  // the backend keeps no state (the caller then uses run()).
+  virtual Result<std::unique_ptr<ExecutableState>> create_state(
+      const std::vector<Tensor>& /*state*/) const {
+    return unsupported("this backend keeps no state on its device");
+  }
+  // run() with each state pair's input read from `state` and its output
+  // left there as the next state. `inputs` are the graph's inputs in order
+  // without the state inputs; returns the graph's outputs in order without
+  // the state outputs. The caller checks `inputs` (types, and symbols
+  // shared with state.dims()); any error here may leave `state` partly
+  // updated, so the caller must write it again before the next run. Runs
+  // on different states may come from several threads at once.
+  virtual Result<std::vector<Tensor>> run_with_state(
+      std::vector<Tensor> /*inputs*/, ExecutableState& /*state*/) const {
+    return unsupported("this backend keeps no state on its device");
+  }
+  // Copies of the held state, in graph.state_pairs order.
+  virtual Result<std::vector<Tensor>> read_state(
+      const ExecutableState& /*state*/) const {
+    return unsupported("this backend keeps no state on its device");
+  }
+  // Replaces the held state (as create_state; dims may differ from now).
+  virtual Status write_state(ExecutableState& /*state*/,
+                             const std::vector<Tensor>& /*tensors*/) const {
+    return unsupported("this backend keeps no state on its device");
+  }
   // Kernel time per node summed over every run so far, in graph order;
   // empty unless compiled with CompileOptions::profile.
   virtual std::vector<NodeProfile> profile() const { return {}; }

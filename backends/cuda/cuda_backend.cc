@@ -14,18 +14,7 @@ namespace seqrt::cuda {
 namespace {
 
 Status node_supported(const Graph& graph, const Node& node) {
-  const CudaKernel* kernel = find_cuda_kernel(node.domain, node.op);
-  if (kernel == nullptr) {
-    return unsupported("{}: the cuda backend has no kernel for this op",
-                       node.label());
-  }
-  for (const auto& [name, attr] : node.attrs) {
-    if (attr.type() == AttrType::kGraph) {
-      return unsupported("{}: the cuda backend runs no subgraphs",
-                         node.label());
-    }
-  }
-  return kernel->supports(graph, node);
+  return cuda_node_supported(graph, node);
 }
 
 // The graph's schedule with each node's kernel bound to the context; runs
@@ -53,12 +42,21 @@ class CudaExecutable : public Executable {
     InterpretOptions options;
     options.schedule = &schedule_;
     options.kernels = &kernels_;
-    auto no_subgraphs = [](const Node& node,
-                           const OpSchema&) -> Result<KernelFn> {
-      return unsupported("{}: the cuda backend runs no subgraphs",
-                         node.label());
+    // RungeKutta bodies (the only subgraphs supported) run node by node
+    // on the CUDA kernels.
+    CudaContext* context = context_.get();
+    auto body_kernel = [context](const Node& node,
+                                 const OpSchema&) -> Result<KernelFn> {
+      const CudaKernel* kernel = find_cuda_kernel(node.domain, node.op);
+      if (kernel == nullptr) {
+        return unsupported("{}: the cuda backend has no kernel for this op",
+                           node.label());
+      }
+      return KernelFn([kernel, context](KernelContext& ctx) {
+        return kernel->run(ctx, *context);
+      });
     };
-    return interpret_graph(graph_, std::move(inputs), no_subgraphs, nullptr,
+    return interpret_graph(graph_, std::move(inputs), body_kernel, nullptr,
                            options);
   }
 
@@ -83,7 +81,8 @@ class CudaBackend : public Backend {
   const DeviceInfo& device_info() const override { return context_->info(); }
 
   Status supports(const Graph& graph, const Node& node) const override {
-    return node_supported(graph, node);
+    SEQRT_RETURN_IF_ERROR(node_supported(graph, node));
+    return check_plannable(graph, node, context_->limits());
   }
 
   Result<std::unique_ptr<Executable>> compile(const Graph& graph,
@@ -92,7 +91,7 @@ class CudaBackend : public Backend {
     SEQRT_RETURN_IF_ERROR(check_ops(graph));
     std::vector<std::string> lines;
     for (const Node& node : graph.nodes) {
-      Status status = node_supported(graph, node);
+      Status status = supports(graph, node);
       if (!status.is_ok()) lines.push_back(status.message());
     }
     if (!lines.empty()) {

@@ -1,11 +1,15 @@
 // The CUDA kernels against the reference backend on a GPU: whole sequence
 // vs the same sequence cut in two with the state carried (SelectiveScan),
-// prefill vs prefill + decode steps (Attention), and out-of-memory as one
-// clear error. Skipped with the reason where no CUDA device exists.
+// prefill vs prefill + decode steps (Attention), RungeKutta's every method
+// (its body on the CUDA kernels), and out-of-memory as one clear error. Skipped
+// with the reason where no CUDA device exists.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "graph/builder.h"
 #include "graph/random_tensor.h"
@@ -188,6 +192,65 @@ TEST(CudaKernels, OutOfMemoryIsOneClearError) {
             std::string::npos)
       << buffer.status().message();
   unsetenv("SEQRT_CUDA_FAULT");
+}
+
+// F(y) = ½·tanh(y·w), w an outer value the body captures.
+std::shared_ptr<Graph> rk_body(const Shape& shape, int64_t width) {
+  GraphBuilder b("body");
+  ValueId y = b.input("y", DType::kF32, shape);
+  ValueId w = b.capture("w", DType::kF32, Shape{Dim(width), Dim(width)});
+  ValueId half = b.constant("half", Tensor::scalar<float>(0.5f));
+  b.output(b.add("Mul", {b.add("Tanh", {b.add("MatMul", {y, w})}), half}), "f");
+  Result<Graph> graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  return std::make_shared<Graph>(std::move(graph).value());
+}
+
+Graph rk_graph(const std::string& method, int64_t rows, int64_t width) {
+  const Shape shape{Dim(3), Dim(rows), Dim(width)};
+  GraphBuilder b("rk");
+  std::vector<ValueId> inputs = {b.input("y", DType::kF32, shape)};
+  b.input("w", DType::kF32, Shape{Dim(width), Dim(width)});
+  if (method == "rk2_gated") {
+    inputs.push_back(b.input("gate_weight", DType::kF32, Shape{2 * width}));
+    inputs.push_back(b.input("gate_bias", DType::kF32, Shape{1}));
+  }
+  NodeOptions options;
+  options.domain = kSeqrtDomain;
+  b.output(b.add_node("RungeKutta", inputs,
+                      {{"body", Attribute(rk_body(shape, width))},
+                       {"method", Attribute(method)}},
+                      1, options)[0],
+           "y_next");
+  Result<Graph> graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  return std::move(graph).value();
+}
+
+// Every method: the body's nodes on their CUDA kernels, the stage
+// combinations fused, against the reference. Width 40 crosses a warp in
+// the gate's row sums.
+TEST(CudaKernels, RungeKuttaEveryMethodMatchesReference) {
+  SKIP_WITHOUT_CUDA(cuda);
+  auto reference = create_backend("reference");
+  ASSERT_TRUE(reference.is_ok());
+  const int64_t rows = 7, width = 40;
+  for (const char* method : {"euler", "rk2", "rk2_gated", "rk4"}) {
+    SCOPED_TRACE(method);
+    Graph graph = rk_graph(method, rows, width);
+    std::vector<Tensor> inputs = {
+        random_uniform_f32({3, rows, width}, 90, -1, 1),
+        random_uniform_f32({width, width}, 91, -0.3f, 0.3f)};
+    if (std::string(method) == "rk2_gated") {
+      inputs.push_back(random_uniform_f32({2 * width}, 92, -0.5f, 0.5f));
+      inputs.push_back(random_uniform_f32({1}, 93, -0.5f, 0.5f));
+    }
+    auto want = run_on(**reference, graph, inputs);
+    ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+    auto got = run_on(**cuda, graph, inputs);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    expect_close((*got)[0], (*want)[0], 1e-5);
+  }
 }
 
 }  // namespace

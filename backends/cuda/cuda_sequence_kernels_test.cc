@@ -1,8 +1,9 @@
 // The CUDA sequence kernels of kernel_table_sequence.cc against the
 // reference backend on a GPU, each whole and cut in parts with the state
 // carried (OPS.md: whole == parts), including single steps and the
-// column scan's shared-memory state. Skipped with the reason where no CUDA
-// device exists; the conformance suite adds every op case on top.
+// column scan's shared-memory state, and NeuralMemory's token loop. Skipped
+// with the reason where no CUDA device exists; the conformance suite adds every
+// op case on top.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,7 +42,7 @@ Result<std::vector<Tensor>> run_node(Backend& backend, const NodeCase& c,
       ids.push_back(kNoValue);
       continue;
     }
-    ids.push_back(b.input("in" + std::to_string(i), DType::kF32,
+    ids.push_back(b.input("in" + std::to_string(i), inputs[i].dtype(),
                           Shape::from_dims(inputs[i].dims())));
     given.push_back(inputs[i]);
   }
@@ -288,6 +289,111 @@ TEST(CudaSequenceKernels, SsdWholeAndParts) {
                                 random_uniform_f32({b, h, p, n}, 48, -1, 1)};
   TimeLayout layout{{1, 1, -1, 1, 1, -1, 1, -1, -1}, 8};
   check_whole_and_parts(**cuda, c, inputs, layout, 1, {1, 64}, 2e-4);
+}
+
+// NeuralMemory's inputs for B = 2, H = 2: small learning rates and
+// weights keep the memory's updates contractive over T tokens.
+std::vector<Tensor> neural_memory_inputs(int64_t t, int64_t d, int64_t m,
+                                         int depth, uint32_t seed) {
+  const int64_t b = 2, h = 2;
+  return {random_uniform_f32({b, h, t, d}, seed, -1, 1),
+          random_uniform_f32({b, h, t, d}, seed + 1, -1, 1),
+          random_uniform_f32({b, h, t, d}, seed + 2, -1, 1),
+          random_uniform_f32({b, h, t}, seed + 3, 0.0f, 0.05f),
+          random_uniform_f32({b, h, t}, seed + 4, 0.5f, 0.95f),
+          random_uniform_f32({b, h, t}, seed + 5, 0.0f, 0.1f),
+          random_uniform_f32({h, d, m}, seed + 6, -0.3f, 0.3f),
+          depth == 2 ? random_uniform_f32({h, m, d}, seed + 7, -0.3f, 0.3f)
+                     : Tensor(),
+          Tensor(),
+          Tensor::from_vector<int64_t>({b}, {0, 5})};
+}
+
+// The whole sequence against the reference (y and the state), then the
+// parts cut at `cuts` on CUDA with the state and the position carried,
+// each part's y against the reference's slice and the final state against
+// the whole run's.
+void check_neural_memory(Backend& cuda, const NodeCase& c,
+                         const std::vector<Tensor>& inputs,
+                         const std::vector<int64_t>& cuts, double tolerance) {
+  auto reference = create_backend("reference");
+  ASSERT_TRUE(reference.is_ok());
+  auto want = run_node(**reference, c, inputs);
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  auto got = run_node(cuda, c, inputs);
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  expect_close((*got)[0], (*want)[0], tolerance, "NeuralMemory whole y");
+  expect_close((*got)[1], (*want)[1], tolerance, "NeuralMemory whole state");
+  const Tensor& position = inputs[9];
+  std::vector<int64_t> bounds = {0};
+  bounds.insert(bounds.end(), cuts.begin(), cuts.end());
+  bounds.push_back(inputs[0].dim(2));
+  Tensor state;  // none before the first part: the weights start at W1/W2
+  for (size_t p = 0; p + 1 < bounds.size(); ++p) {
+    std::vector<Tensor> part = inputs;
+    for (size_t i = 0; i < 6; ++i) {
+      part[i] = slice_axis(inputs[i], 2, bounds[p], bounds[p + 1]);
+    }
+    part[8] = state;
+    part[9] = Tensor::from_vector<int64_t>(
+        {2}, {position.element_i64(0) + bounds[p],
+              position.element_i64(1) + bounds[p]});
+    auto piece = run_node(cuda, c, part);
+    ASSERT_TRUE(piece.is_ok()) << piece.status().to_string();
+    expect_close((*piece)[0],
+                 slice_axis((*want)[0], 2, bounds[p], bounds[p + 1]), tolerance,
+                 "NeuralMemory part " + std::to_string(p));
+    state = (*piece)[1];
+  }
+  expect_close(state, (*want)[1], tolerance, "NeuralMemory carried state");
+}
+
+TEST(CudaSequenceKernels, NeuralMemoryWholeAndParts) {
+  SKIP_WITHOUT_CUDA(cuda);
+  struct Config {
+    int64_t d, m;
+    int depth;
+    int64_t chunk;
+    const char* activation;
+    const char* retrieve;
+  };
+  // Momentum in registers (chunk 1: the anchor is the weights; chunk 16:
+  // the anchor stored, cut mid-chunk with positions 0 and 5), depth 1,
+  // retrieval before the update, and d 64, m 128 (momentum in shared
+  // memory beside 64 KiB of weights, opt-in shared memory).
+  for (const Config& config : {Config{16, 64, 2, 1, "gelu", "after_update"},
+                               Config{16, 32, 2, 16, "silu", "after_update"},
+                               Config{16, 16, 1, 4, "gelu", "before_update"},
+                               Config{32, 32, 2, 1, "silu", "before_update"},
+                               Config{64, 128, 2, 1, "gelu", "after_update"}}) {
+    SCOPED_TRACE("d " + std::to_string(config.d) + " m " +
+                 std::to_string(config.m) + " depth " +
+                 std::to_string(config.depth) + " chunk " +
+                 std::to_string(config.chunk) + " " + config.activation + " " +
+                 config.retrieve);
+    NodeCase c{kSeqrtDomain,
+               "NeuralMemory",
+               {{"depth", Attribute(int64_t{config.depth})},
+                {"chunk_size", Attribute(config.chunk)},
+                {"activation", Attribute(std::string(config.activation))},
+                {"retrieve", Attribute(std::string(config.retrieve))}}};
+    check_neural_memory(
+        **cuda, c,
+        neural_memory_inputs(40, config.d, config.m, config.depth, 70), {1, 21},
+        2e-4);
+  }
+}
+
+TEST(CudaSequenceKernels, NeuralMemoryRefusesWhatDoesNotFit) {
+  SKIP_WITHOUT_CUDA(cuda);
+  // m = 4d at d = 64: weights and momentum need 260 KiB per block, so
+  // compiling the node fails (supports() asks the planner), naming it.
+  NodeCase c{kSeqrtDomain, "NeuralMemory", {}};
+  auto got = run_node(**cuda, c, neural_memory_inputs(3, 64, 256, 2, 80));
+  ASSERT_FALSE(got.is_ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(got.status().message().find("[NeuralMemory]"), std::string::npos)
+      << got.status().message();
 }
 
 }  // namespace

@@ -156,6 +156,21 @@ Result<KernelPlanEntry> plan_node(const Graph& graph, const Node& node,
         q_width / q_heads, v_width / kv_heads, q_heads / kv_heads,
         d.int_attr("chunk_size", 64));
   }
+  if (node.domain == kSeqrtDomain && node.op == "NeuralMemory") {
+    // q (B, H, T, d), W1 (H, d, m)
+    SEQRT_ASSIGN_OR_RETURN(int64_t width, d.dim(0, 3));
+    SEQRT_ASSIGN_OR_RETURN(int64_t hidden, d.dim(6, 2));
+    SEQRT_ASSIGN_OR_RETURN(
+        NeuralMemoryTiling tiling,
+        plan_neural_memory(limits, width, hidden,
+                           static_cast<int>(d.int_attr("depth", 2)),
+                           d.int_attr("chunk_size", 1)));
+    // The weights live in shared memory; the tiling says where the
+    // momentum is.
+    return entry(node, tiling.describe(),
+                 state_home_name(StateHome::kSharedMemory), tiling.shared_bytes,
+                 tiling.shared_limit);
+  }
   planned = false;
   return KernelPlanEntry{};
 }
@@ -177,6 +192,17 @@ Result<std::vector<KernelPlanEntry>> plan_cuda_kernels(
     if (planned) entries.push_back(std::move(e).value());
   }
   return entries;
+}
+
+Status check_plannable(const Graph& graph, const Node& node,
+                       const DeviceLimits& limits) {
+  bool planned = false;
+  Result<KernelPlanEntry> e = plan_node(graph, node, limits, {}, planned);
+  if (!e.is_ok() && e.status().code() == StatusCode::kUnsupported) {
+    return Status(StatusCode::kUnsupported,
+                  node.label() + ": " + e.status().message());
+  }
+  return Status::ok();
 }
 
 }  // namespace seqrt::cuda

@@ -1,9 +1,9 @@
 // The CUDA backend's kernel-level plan of a graph (DESIGN.md §5.2) for
 // `seqrt inspect --plan`: for each node the planner tiles (SelectiveScan,
-// Attention, Retention, LinearAttention, SSD), the tiling the kernel will
-// use for these shapes on this device, where its running state lives and
-// the shared memory per block against the limit. Pure host code: the same
-// planner calls and form choices as the kernel table, from the graph's
+// Attention, Retention, LinearAttention, SSD, NeuralMemory), the tiling the
+// kernel will use for these shapes on this device, where its running state
+// lives and the shared memory per block against the limit. Pure host code: the
+// same planner calls and form choices as the kernel table, from the graph's
 // shapes instead of tensors, so it is tested without a GPU.
 #pragma once
 
@@ -25,6 +25,14 @@ inline bool linear_attention_chunkwise(bool uses_beta, bool per_key_decay,
                                        int64_t steps) {
   return !uses_beta && !per_key_decay && prefer_chunkwise(steps);
 }
+
+// kUnsupported, naming the node, when the planner refuses the node's
+// known shapes on a device with these limits (a memory MLP too large for
+// shared memory, a SelectiveScan state too large for registers), so that
+// compile and supports() refuse it as they do a missing kernel; Ok when it
+// fits or when a dim is still symbolic (the run decides).
+Status check_plannable(const Graph& graph, const Node& node,
+                       const DeviceLimits& limits);
 
 // Symbolic dims take their size from `bindings`; a node whose shape is
 // still unknown is an error naming the dim to bind.

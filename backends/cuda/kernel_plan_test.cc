@@ -125,5 +125,66 @@ TEST(CudaKernelPlan, LinearAttentionFormChoice) {
   EXPECT_FALSE(linear_attention_chunkwise(false, false, 1));
 }
 
+// A Titans memory per head: NeuralMemory with W1 (H, d, m) and W2.
+Graph neural_memory_graph(int64_t d, int64_t m, int64_t chunk) {
+  GraphBuilder b("memory");
+  NodeOptions options;
+  options.domain = kSeqrtDomain;
+  options.name = "memory";
+  const Shape tokens{Dim(1), Dim(2), kT, Dim(d)};
+  const Shape gates{Dim(1), Dim(2), kT};
+  ValueId q = b.input("q", DType::kF32, tokens);
+  ValueId g = b.input("g", DType::kF32, gates);
+  ValueId w1 = b.input("W1", DType::kF32, Shape{Dim(2), Dim(d), Dim(m)});
+  ValueId w2 = b.input("W2", DType::kF32, Shape{Dim(2), Dim(m), Dim(d)});
+  b.output(b.add_node("NeuralMemory", {q, q, q, g, g, g, w1, w2},
+                      {{"chunk_size", Attribute(chunk)}}, 1, options)[0],
+           "y");
+  Result<Graph> graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  return std::move(graph).value();
+}
+
+TEST(CudaKernelPlan, NeuralMemoryWeightsStayInSharedMemory) {
+  auto plan = plan_cuda_kernels(neural_memory_graph(16, 64, 1),
+                                DeviceLimits::sm90(), {{"T", 100}});
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->size(), 1u);
+  const KernelPlanEntry& entry = (*plan)[0];
+  EXPECT_EQ(entry.node, "memory");
+  EXPECT_EQ(entry.state_place, "shared memory");
+  EXPECT_TRUE(starts_with(entry.tiling, "NeuralMemory: 256 thread(s)/block"))
+      << entry.tiling;
+  EXPECT_NE(entry.tiling.find("momentum in registers (8/thread)"),
+            std::string::npos)
+      << entry.tiling;
+  EXPECT_LE(entry.shared_bytes, entry.shared_limit);
+  // m = 4d at d = 64: weights and momentum exceed 227 KiB, refused with
+  // the node named.
+  auto refused = plan_cuda_kernels(neural_memory_graph(64, 256, 1),
+                                   DeviceLimits::sm90(), {{"T", 100}});
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find("node 'memory'"), std::string::npos)
+      << refused.status().message();
+  // The same refusal at compile time (supports), T unbound: the memory's
+  // size does not depend on it.
+  Graph big = neural_memory_graph(64, 256, 1);
+  Status status = check_plannable(big, big.nodes[0], DeviceLimits::sm90());
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_NE(status.message().find("[NeuralMemory]"), std::string::npos)
+      << status.message();
+  Graph small = neural_memory_graph(16, 64, 1);
+  EXPECT_TRUE(
+      check_plannable(small, small.nodes[0], DeviceLimits::sm90()).is_ok());
+}
+
+TEST(CudaKernelPlan, SymbolicDimsLeaveTheChoiceToTheRun) {
+  // Retention's T is symbolic: nothing to refuse before the run.
+  Graph graph = sequence_graph();
+  EXPECT_TRUE(
+      check_plannable(graph, graph.nodes[0], DeviceLimits::sm90()).is_ok());
+}
+
 }  // namespace
 }  // namespace seqrt::cuda

@@ -47,5 +47,7 @@ Result<BroadcastIndex> broadcast(const Node& node, const Tensor& a,
 void add_sequence_kernels(std::vector<CudaKernel>& kernels);
 void add_data_movement_kernels(std::vector<CudaKernel>& kernels);
 void add_math_kernels(std::vector<CudaKernel>& kernels);
+void add_runge_kutta_kernel(std::vector<CudaKernel>& kernels);
+void add_shape_kernels(std::vector<CudaKernel>& kernels);
 
 }  // namespace seqrt::cuda

@@ -414,6 +414,8 @@ std::vector<CudaKernel> make_kernels() {
   add_sequence_kernels(kernels);
   add_data_movement_kernels(kernels);
   add_math_kernels(kernels);
+  add_runge_kutta_kernel(kernels);
+  add_shape_kernels(kernels);
   return kernels;
 }
 
@@ -431,6 +433,22 @@ const CudaKernel* find_cuda_kernel(const std::string& domain,
       }();
   auto it = table.find({domain, op});
   return it == table.end() ? nullptr : &it->second;
+}
+
+Status cuda_node_supported(const Graph& graph, const Node& node) {
+  const CudaKernel* kernel = find_cuda_kernel(node.domain, node.op);
+  if (kernel == nullptr) {
+    return unsupported("{}: the cuda backend has no kernel for this op",
+                       node.label());
+  }
+  const bool runs_body = node.domain == kSeqrtDomain && node.op == "RungeKutta";
+  for (const auto& [name, attr] : node.attrs) {
+    if (attr.type() == AttrType::kGraph && !runs_body) {
+      return unsupported("{}: the cuda backend runs no subgraphs",
+                         node.label());
+    }
+  }
+  return kernel->supports(graph, node);
 }
 
 }  // namespace seqrt::cuda

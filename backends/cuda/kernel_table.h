@@ -24,4 +24,9 @@ struct CudaKernel {
 const CudaKernel* find_cuda_kernel(const std::string& domain,
                                    const std::string& op);
 
+// Ok when a node runs on its CUDA kernel, else kUnsupported naming the
+// node and what it lacks. Subgraphs run only as RungeKutta bodies, whose
+// nodes its kernel checks with this.
+Status cuda_node_supported(const Graph& graph, const Node& node);
+
 }  // namespace seqrt::cuda

@@ -1,15 +1,19 @@
 // The CUDA kernel table's standard math ops beyond elementwise, rows and
-// MatMul: Cast, the comparisons, ReduceSum/Mean/Max/Min, CumSum and
-// RotaryEmbedding. Shapes and input checks come from each op's own shape
-// inference; axes, positions and other steering inputs are read and checked
-// on the host.
+// MatMul: Gemm, Conv (1-D/2-D), Cast, the comparisons, ReduceSum/Mean/Max/Min,
+// CumSum and RotaryEmbedding. Shapes and input checks come from each op's own
+// shape inference; axes, positions and other steering inputs are read and
+// checked on the host.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "backends/cuda/copy_plan.h"
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/kernel_support.h"
+#include "backends/cuda/kernels/conv.h"
 #include "backends/cuda/kernels/convert.h"
+#include "backends/cuda/kernels/copy.h"
+#include "backends/cuda/kernels/gemm.h"
 #include "backends/cuda/kernels/reduce.h"
 #include "backends/cuda/kernels/rotary.h"
 #include "backends/cuda/node_io.h"
@@ -164,9 +168,95 @@ Status run_rotary(KernelContext& ctx, CudaContext& cuda) {
   return io.finish(launch_rotary(args, cuda.stream()), what.c_str());
 }
 
+// ONNX Gemm: C (any unidirectional broadcast, checked by the op's shape
+// inference) is expanded into Y by the strided copy, then cuBLASLt adds
+// alpha·op(A)·op(B) to beta·Y in place.
+Status run_gemm(KernelContext& ctx, CudaContext& cuda) {
+  SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+  const std::vector<int64_t>& dims = out.dims[0];
+  const bool trans_a = ctx.attr_int("transA") != 0;
+  const bool trans_b = ctx.attr_int("transB") != 0;
+  const float alpha = static_cast<float>(ctx.attr_float("alpha"));
+  const float beta = static_cast<float>(ctx.attr_float("beta"));
+  const Tensor& a = *ctx.input(0);
+  const int64_t m = dims[0], n = dims[1];
+  const int64_t k = trans_a ? a.dim(0) : a.dim(1);
+  const Tensor* c = ctx.input(2);
+  StridedCopy spread;
+  if (c != nullptr) {
+    Result<StridedCopy> copy = broadcast_copy(c->dims(), dims);
+    if (!copy.is_ok()) return plan_error(ctx, copy.status());
+    spread = *copy;
+  }
+  if (k == 0) {
+    // An empty sum: Y = beta·C, from the same index plan on the host.
+    SEQRT_ASSIGN_OR_RETURN(Tensor * y,
+                           ctx.allocate_output(0, DType::kF32, dims));
+    float* py = y->mutable_data_as<float>();
+    std::fill(py, py + m * n, 0.0f);
+    for (int64_t i = 0; c != nullptr && i < spread.elements(); ++i) {
+      int64_t src = 0, dst = 0;
+      copy_offsets(spread, i, &src, &dst);
+      py[dst] = beta * c->data_as<float>()[src];
+    }
+    return Status::ok();
+  }
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(out.dims));
+  cudaError_t launch = cudaSuccess;
+  if (c != nullptr) {
+    launch = launch_strided_copy(io.input(2), io.output(0), sizeof(float),
+                                 spread, cuda.stream());
+  }
+  const std::string what = ctx.node().label();
+  SEQRT_CUDA_RETURN_IF_ERROR(launch, what);
+  SEQRT_RETURN_IF_ERROR(gemm_ex_f32(cuda.cublas(), cuda.stream(), io.input(0),
+                                    io.input(1), io.output(0), m, n, k, trans_a,
+                                    trans_b, alpha, c != nullptr ? beta : 0.0f)
+                            .with_context(what));
+  return io.finish(cudaGetLastError(), what.c_str());
+}
+
+Status conv_supported(const Graph& graph, const Node& node) {
+  SEQRT_RETURN_IF_ERROR(all_f32(graph, node));
+  const std::optional<Shape>& x = graph.value(node.inputs[0]).shape;
+  if (!x.has_value() || (x->rank() != 3 && x->rank() != 4)) {
+    return unsupported(
+        "{}: the cuda backend runs 1-D and 2-D convolutions (X of known rank "
+        "3 or 4)",
+        node.label());
+  }
+  return Status::ok();
+}
+
+std::vector<int64_t> ints_attr(const KernelContext& ctx, const char* name) {
+  const Attribute* attr = ctx.node().attr(name);
+  return attr != nullptr ? attr->as_ints() : std::vector<int64_t>{};
+}
+
+// Direct convolution; shapes and attributes checked by the op's shape
+// inference (the reference's messages), the geometry by conv_shape.
+Status run_conv(KernelContext& ctx, CudaContext& cuda) {
+  SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+  Result<ConvShape> shape =
+      conv_shape(ctx.input(0)->dims(), ctx.input(1)->dims(), out.dims[0],
+                 ctx.attr_int("group"), ints_attr(ctx, "strides"),
+                 ints_attr(ctx, "dilations"), ints_attr(ctx, "pads"),
+                 ctx.attr_string("auto_pad"));
+  if (!shape.is_ok()) return plan_error(ctx, shape.status());
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(out.dims));
+  const std::string what = ctx.node().label();
+  return io.finish(launch_conv(io.input(0), io.input(1), io.input(2),
+                               io.output(0), *shape, cuda.stream()),
+                   what.c_str());
+}
+
 }  // namespace
 
 void add_math_kernels(std::vector<CudaKernel>& kernels) {
+  kernels.push_back({kOnnxDomain, "Gemm", all_f32, run_gemm});
+  kernels.push_back({kOnnxDomain, "Conv", conv_supported, run_conv});
   kernels.push_back({kOnnxDomain, "Cast", any_dtype, run_cast});
   kernels.push_back(compare("Equal", CompareOp::kEqual));
   kernels.push_back(compare("Less", CompareOp::kLess));

@@ -1,5 +1,6 @@
 // The CUDA kernel table's sequence ops beyond SelectiveScan and Attention:
-// CausalConvWithState, and the matrix-state ops (Retention, LinearAttention,
+// CausalConvWithState, NeuralMemory (kernels/neural_memory.cu), and the
+// matrix-state ops (Retention, LinearAttention,
 // SSD) that share kernels/column_scan.cu (the recurrence, every rule) and
 // kernels/chunkwise.cu (the chunkwise prefill of Retention, SSD and the
 // linear and per-head gated LinearAttention). Each entry validates the node
@@ -17,8 +18,10 @@
 #include "backends/cuda/kernels/causal_conv.h"
 #include "backends/cuda/kernels/chunkwise.h"
 #include "backends/cuda/kernels/column_scan.h"
+#include "backends/cuda/kernels/neural_memory.h"
 #include "backends/cuda/node_io.h"
 #include "ops/sequence/linear_attention.h"
+#include "ops/sequence/neural_memory.h"
 #include "ops/sequence/retention.h"
 #include "ops/sequence/scan_common.h"
 
@@ -328,6 +331,67 @@ Status run_ssd(KernelContext& ctx, CudaContext& cuda) {
   });
 }
 
+// Every tensor f32 except position (int64, read by the kernel as is).
+Status neural_memory_dtypes(const Graph& graph, const Node& node) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const ValueId id = node.inputs[i];
+    if (id == kNoValue) continue;
+    const DType want = i == kNmPosition ? DType::kI64 : DType::kF32;
+    const DType got = graph.value(id).dtype;
+    if (got != want) {
+      return unsupported("{}: the cuda backend needs '{}' as {}, got {}",
+                         node.label(), graph.value(id).name, dtype_name(want),
+                         dtype_name(got));
+    }
+  }
+  for (ValueId id : node.outputs) {
+    if (id != kNoValue && graph.value(id).dtype != DType::kF32) {
+      return unsupported("{}: the cuda backend runs this op in f32 only",
+                         node.label());
+    }
+  }
+  return Status::ok();
+}
+
+// The token loop, one block per (b, h); check_neural_memory (the
+// reference's checks) has validated shapes and position >= 0 on the host.
+Status run_neural_memory(KernelContext& ctx, CudaContext& cuda) {
+  SEQRT_ASSIGN_OR_RETURN(NeuralMemoryDims n, check_neural_memory(ctx));
+  Result<NeuralMemoryTiling> tiling =
+      plan_neural_memory(cuda.limits(), n.d, n.m, n.depth, n.chunk);
+  if (!tiling.is_ok()) return plan_error(ctx, tiling.status());
+  std::vector<std::vector<int64_t>> outputs = {{n.batch, n.heads, n.seq, n.d}};
+  if (wants_output(ctx, 1)) {
+    outputs.push_back({n.batch, n.heads, 3 * n.params()});
+  }
+  NeuralMemoryArgs args;
+  args.batch = n.batch;
+  args.heads = n.heads;
+  args.steps = n.seq;
+  args.d = n.d;
+  args.m = n.m;
+  args.depth = n.depth;
+  args.chunk = n.chunk;
+  args.gelu = n.gelu;
+  args.retrieve_before = n.retrieve_before;
+  cudaStream_t stream = cuda.stream();
+  return stage_and_run(ctx, cuda, outputs, {}, [&](const NodeIo& io) {
+    args.q = io.input(kNmQ);
+    args.k = io.input(kNmK);
+    args.v = io.input(kNmV);
+    args.theta = io.input(kNmTheta);
+    args.eta = io.input(kNmEta);
+    args.alpha = io.input(kNmAlpha);
+    args.w1 = io.input(kNmW1);
+    args.w2 = io.input(kNmW2);
+    args.past_state = io.input(kNmPastState);
+    args.position = static_cast<const int64_t*>(io.raw_input(kNmPosition));
+    args.out = io.output(0);
+    args.present_state = outputs.size() > 1 ? io.output(1) : nullptr;
+    return launch_neural_memory(args, *tiling, stream);
+  });
+}
+
 }  // namespace
 
 void add_sequence_kernels(std::vector<CudaKernel>& kernels) {
@@ -337,6 +401,8 @@ void add_sequence_kernels(std::vector<CudaKernel>& kernels) {
   kernels.push_back(
       {kOnnxDomain, "LinearAttention", all_f32, run_linear_attention});
   kernels.push_back({kSeqrtDomain, "SSD", all_f32, run_ssd});
+  kernels.push_back(
+      {kSeqrtDomain, "NeuralMemory", neural_memory_dtypes, run_neural_memory});
 }
 
 }  // namespace seqrt::cuda

@@ -15,7 +15,9 @@ namespace seqrt::cuda_plugin {
 
 // Raised whenever Backend, Executable, Graph, Tensor or Status change
 // layout or meaning in a way the size check below cannot see.
-inline constexpr uint32_t kAbiVersion = 2;  // 2: Executable::kernel_plan
+// 2: Executable::kernel_plan. 3: Executable::create_state, run_with_state,
+// read_state and write_state (a Stream's state kept on the device).
+inline constexpr uint32_t kAbiVersion = 3;
 
 // What the runtime passes in: its view of the ABI.
 struct AbiRecord {

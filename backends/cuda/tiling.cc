@@ -301,4 +301,83 @@ Result<ColumnScanTiling> plan_column_scan(const DeviceLimits& limits,
       rows, queries, limits.shared_per_block_optin);
 }
 
+std::string NeuralMemoryTiling::describe() const {
+  return fmt::format(
+      "NeuralMemory: {} thread(s)/block, weights{} in shared memory, "
+      "momentum in {}{}, shared {} of {} bytes",
+      threads, anchor_stored ? " and anchor" : "",
+      state_home_name(momentum_home),
+      momentum_home == StateHome::kRegisters
+          ? fmt::format(" ({}/thread)", momentum_per_thread)
+          : std::string(),
+      shared_bytes, shared_limit);
+}
+
+uint64_t neural_memory_shared_bytes(int64_t d, int64_t m, int depth,
+                                    bool anchor_stored, StateHome momentum) {
+  const uint64_t params = uint64_t(neural_memory_params(d, m, depth));
+  const uint64_t width = uint64_t(depth == 2 ? m : d);
+  uint64_t floats = params;
+  if (anchor_stored) floats += params;
+  if (momentum == StateHome::kSharedMemory) floats += params;
+  // k, v, q, r (d each); h's activation, its derivative and the query's
+  // hidden vector (width each); theta, eta, alpha and one spare.
+  floats += 4 * uint64_t(d) + 3 * width + 4;
+  return kFloatBytes * floats;
+}
+
+Result<NeuralMemoryTiling> plan_neural_memory(const DeviceLimits& limits,
+                                              int64_t d, int64_t m, int depth,
+                                              int64_t chunk) {
+  if (d < 1 || m < 1 || (depth != 1 && depth != 2) || chunk < 1) {
+    return invalid_argument(
+        "[NeuralMemory] cuda tiling: d, m, chunk must be >= 1 and depth 1 or "
+        "2, got d {}, m {}, depth {}, chunk {}",
+        d, m, depth, chunk);
+  }
+  const int64_t params = neural_memory_params(d, m, depth);
+  NeuralMemoryTiling tiling;
+  tiling.anchor_stored = chunk > 1;
+  // The momentum in registers needs P / threads <= kMaxMomentumPerThread
+  // with at most max_threads_per_block threads; at least 128 threads (and
+  // whole warps) keep the matrix-vector products parallel.
+  const int64_t max_threads = limits.max_threads_per_block;
+  const int64_t wanted =
+      (params + kMaxMomentumPerThread - 1) / kMaxMomentumPerThread;
+  const int64_t threads =
+      std::max<int64_t>(128, (wanted + limits.warp_size - 1) /
+                                 limits.warp_size * limits.warp_size);
+  // Prefer registers, then the default shared memory (no opt-in).
+  for (StateHome home : {StateHome::kRegisters, StateHome::kSharedMemory}) {
+    if (home == StateHome::kRegisters && threads > max_threads) continue;
+    const uint64_t bytes =
+        neural_memory_shared_bytes(d, m, depth, tiling.anchor_stored, home);
+    for (uint32_t limit :
+         {limits.shared_per_block, limits.shared_per_block_optin}) {
+      if (bytes > limit) continue;
+      tiling.momentum_home = home;
+      if (home == StateHome::kRegisters) {
+        tiling.threads = static_cast<int>(threads);
+        tiling.momentum_per_thread =
+            static_cast<int>((params + threads - 1) / threads);
+      } else {
+        tiling.threads = static_cast<int>(std::min<int64_t>(max_threads, 512));
+        tiling.momentum_per_thread = 0;
+      }
+      tiling.shared_bytes = static_cast<uint32_t>(bytes);
+      tiling.shared_limit = limit;
+      return tiling;
+    }
+  }
+  return unsupported(
+      "[NeuralMemory] cuda: the weights{} of one head (d {}, m {}, depth {}: "
+      "{} floats each) need {} bytes of shared memory with the momentum in "
+      "registers, which needs {} threads of at most {}; the device allows "
+      "{} bytes per block",
+      tiling.anchor_stored ? " and anchor" : "", d, m, depth, params,
+      neural_memory_shared_bytes(d, m, depth, tiling.anchor_stored,
+                                 StateHome::kRegisters),
+      threads, max_threads, limits.shared_per_block_optin);
+}
+
 }  // namespace seqrt::cuda

@@ -138,4 +138,34 @@ Result<ColumnScanTiling> plan_column_scan(const DeviceLimits& limits,
                                           int64_t queries,
                                           int64_t requested_chunk);
 
+// seqrt::NeuralMemory: one block per (batch, head) runs the token loop with
+// the memory MLP's weights in shared memory for the whole pass (every
+// thread reads all of them in the matrix-vector products); the anchor
+// weights beside them when chunks are longer than one token (with chunk 1
+// the anchor is the current weights); the momentum S, touched only
+// elementwise, in registers (`momentum_per_thread` per thread) when that
+// fits, else in shared memory too. The token's k, v, q and the MLP's
+// hidden vectors are staged in shared memory as well.
+struct NeuralMemoryTiling {
+  int threads = 256;
+  int momentum_per_thread = 0;  // 0 when the momentum is in shared memory
+  StateHome momentum_home = StateHome::kRegisters;
+  bool anchor_stored = false;
+  uint32_t shared_bytes = 0;
+  uint32_t shared_limit = 0;
+  std::string describe() const;
+};
+inline constexpr int kMaxMomentumPerThread = 8;
+// Weights per head: d·m for depth 1 (m = d), d·m + m·d for depth 2.
+inline int64_t neural_memory_params(int64_t d, int64_t m, int depth) {
+  return depth == 2 ? 2 * d * m : d * m;
+}
+// Shared memory bytes for these sizes and placements; the kernel lays it
+// out the same way.
+uint64_t neural_memory_shared_bytes(int64_t d, int64_t m, int depth,
+                                    bool anchor_stored, StateHome momentum);
+Result<NeuralMemoryTiling> plan_neural_memory(const DeviceLimits& limits,
+                                              int64_t d, int64_t m, int depth,
+                                              int64_t chunk);
+
 }  // namespace seqrt::cuda

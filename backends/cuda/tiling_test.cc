@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace seqrt::cuda {
@@ -234,6 +235,95 @@ TEST(CudaTiling, ColumnScanRejectsWhatCannotFit) {
   // 1 KiB cannot hold one step of a 256-row key and query.
   auto tiny = plan_column_scan(DeviceLimits::with_shared(1024), 256, 16, 1, 64);
   EXPECT_EQ(tiny.status().code(), StatusCode::kUnsupported);
+}
+
+TEST(CudaTiling, NeuralMemoryPlacementAt48100And228KiB) {
+  struct Case {
+    int64_t d, m;
+    int depth;
+    int64_t chunk;
+    // Expected momentum home at 48, 100 and 228 KiB; refused when absent.
+    std::array<const char*, 3> home;
+  };
+  const char* regs = "registers";
+  const char* shared = "shared memory";
+  for (const Case& c : {
+           // P = 2048: 256 threads x 8, 9 KiB.
+           Case{16, 64, 2, 1, {regs, regs, regs}},
+           // Depth 1, P = 4096: 512 threads x 8.
+           Case{64, 64, 1, 1, {regs, regs, regs}},
+           // P = 8192, weights only: 34 KiB.
+           Case{64, 64, 2, 1, {regs, regs, regs}},
+           // P = 8192 with the anchor (chunk 16): 66 KiB, opt-in only.
+           Case{64, 64, 2, 16, {nullptr, regs, regs}},
+           // P = 16384 needs 2048 threads in registers: momentum in shared
+           // memory beside the weights, 131 KiB.
+           Case{64, 128, 2, 1, {nullptr, nullptr, shared}},
+           // P = 32768 (m = 4d): weights and momentum 260 KiB, nowhere.
+           Case{64, 256, 2, 1, {nullptr, nullptr, nullptr}},
+       }) {
+    const std::array<uint32_t, 3> limits = {48, 100, 228};
+    for (size_t i = 0; i < limits.size(); ++i) {
+      const uint32_t limit = limits[i] * kKiB;
+      auto tiling = plan_neural_memory(DeviceLimits::with_shared(limit), c.d,
+                                       c.m, c.depth, c.chunk);
+      const std::string where =
+          "d " + std::to_string(c.d) + " m " + std::to_string(c.m) + " depth " +
+          std::to_string(c.depth) + " chunk " + std::to_string(c.chunk) +
+          " at " + std::to_string(limits[i]) + " KiB";
+      if (c.home[i] == nullptr) {
+        ASSERT_FALSE(tiling.is_ok()) << where << ": " << tiling->describe();
+        EXPECT_EQ(tiling.status().code(), StatusCode::kUnsupported) << where;
+        EXPECT_NE(tiling.status().message().find("[NeuralMemory]"),
+                  std::string::npos);
+        EXPECT_NE(tiling.status().message().find(std::to_string(limit)),
+                  std::string::npos)
+            << tiling.status().message();
+        continue;
+      }
+      ASSERT_TRUE(tiling.is_ok()) << where << ": " << tiling.status().message();
+      EXPECT_STREQ(state_home_name(tiling->momentum_home), c.home[i]) << where;
+      EXPECT_LE(tiling->shared_bytes, limit) << where;
+      EXPECT_EQ(
+          tiling->shared_bytes,
+          neural_memory_shared_bytes(c.d, c.m, c.depth, tiling->anchor_stored,
+                                     tiling->momentum_home));
+      EXPECT_EQ(tiling->anchor_stored, c.chunk > 1) << where;
+      EXPECT_EQ(tiling->threads % 32, 0) << where;
+      EXPECT_LE(tiling->threads, 1024) << where;
+      const int64_t params = neural_memory_params(c.d, c.m, c.depth);
+      if (tiling->momentum_home == StateHome::kRegisters) {
+        // Every weight has one owner, within the register budget.
+        EXPECT_GE(int64_t(tiling->threads) * tiling->momentum_per_thread,
+                  params)
+            << where;
+        EXPECT_LE(tiling->momentum_per_thread, kMaxMomentumPerThread);
+      } else {
+        EXPECT_EQ(tiling->momentum_per_thread, 0);
+      }
+    }
+  }
+}
+
+TEST(CudaTiling, NeuralMemoryPrefersDefaultSharedMemory) {
+  // 34 KiB fits sm_90's default 48 KiB: no opt-in.
+  auto small = plan_neural_memory(DeviceLimits::sm90(), 64, 64, 2, 1);
+  ASSERT_TRUE(small.is_ok());
+  EXPECT_EQ(small->shared_limit, 48 * kKiB);
+  // 66 KiB (anchor stored) needs the opt-in limit on sm_80 and sm_90.
+  for (const DeviceLimits& limits :
+       {DeviceLimits::sm80(), DeviceLimits::sm90()}) {
+    auto large = plan_neural_memory(limits, 64, 64, 2, 64);
+    ASSERT_TRUE(large.is_ok());
+    EXPECT_EQ(large->shared_limit, limits.shared_per_block_optin);
+    EXPECT_GT(large->shared_bytes, 48 * kKiB);
+  }
+  EXPECT_EQ(
+      plan_neural_memory(DeviceLimits::sm90(), 0, 16, 2, 1).status().code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      plan_neural_memory(DeviceLimits::sm90(), 16, 16, 3, 1).status().code(),
+      StatusCode::kInvalidArgument);
 }
 
 }  // namespace

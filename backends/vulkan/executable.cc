@@ -1,21 +1,30 @@
 #include "backends/vulkan/executable.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "graph/planner/bind_dims.h"
+#include "graph/planner/op_classes.h"
 
 namespace seqrt::vulkan {
 
-// Everything one signature of input dims needs, recorded once.
+// Everything one signature of input dims needs: the plan and its memory.
 struct VulkanExecutable::Prepared {
   MemoryPlan plan;
   std::vector<std::unique_ptr<Allocation>> memory;  // arena, io, own values
   std::vector<BufferSlice> places;                  // by ValueId
   std::unique_ptr<Allocation> staging;
   std::vector<VkDeviceSize> input_at, output_at;  // offsets in staging
+  // The program run() replays (every input and output staged), recorded
+  // at the first run(): a Stream's state records its own instead.
+  std::unique_ptr<Recorded> recorded;
+};
+
+// One recording of the schedule over a Prepared's memory.
+struct VulkanExecutable::Recorded {
   std::vector<NodeTiling> tilings;
   // Error words (Recorder::error_word) copied out after every run: word i
   // is set when node error_nodes[i] found `error_problems[i]`.
@@ -25,7 +34,109 @@ struct VulkanExecutable::Prepared {
   std::unique_ptr<Program> program;
 };
 
+// A Stream's state: per state pair two device buffers, one holding the
+// state and one for the next (ping-pong), and the programs recorded with
+// them bound.
+class VulkanExecutable::State : public ExecutableState {
+ public:
+  State(const VulkanExecutable* owner, DeviceContext context)
+      : owner(owner), context(std::move(context)) {}
+
+  std::vector<std::vector<int64_t>> dims() const override {
+    std::vector<std::vector<int64_t>> all;
+    for (const Slot& slot : slots) all.push_back(slot.dims);
+    return all;
+  }
+
+  struct Slot {
+    DType dtype = DType::kUndefined;
+    std::vector<int64_t> dims;
+    VkDeviceSize bytes = 0;
+    std::unique_ptr<Allocation> buffers[2];
+    VkDeviceSize capacity[2] = {0, 0};
+    int current = 0;  // the buffer holding the state
+
+    BufferSlice slice(int which, VkDeviceSize size) const {
+      BufferSlice slice = buffers[which]->slice();
+      slice.bytes = size;
+      return slice;
+    }
+  };
+  // A program for one Prepared with these state places bound (the pairs'
+  // inputs, then their outputs).
+  struct Variant {
+    std::shared_ptr<Prepared> prepared;
+    std::vector<BufferSlice> places;
+    std::unique_ptr<Recorded> recorded;
+    uint64_t used = 0;
+  };
+
+  // Buffer `which` of `slot` holds at least `bytes`; variants bound to a
+  // buffer it replaces are dropped. A failure keeps the old buffer.
+  Status reserve(Slot& slot, int which, VkDeviceSize bytes) {
+    std::unique_ptr<Allocation>& buffer = slot.buffers[which];
+    if (buffer != nullptr && slot.capacity[which] >= bytes) {
+      return Status::ok();
+    }
+    // A state that grows (a concatenated KV cache) doubles its buffer.
+    const VkDeviceSize capacity =
+        std::max(bytes, buffer != nullptr ? 2 * slot.capacity[which] : 0);
+    SEQRT_ASSIGN_OR_RETURN(
+        std::unique_ptr<Allocation> fresh,
+        context.allocator->allocate(capacity, MemoryPlace::kDevice,
+                                    "allocating a stream's state"));
+    if (buffer != nullptr) {
+      const BufferSlice old = buffer->slice();
+      auto bound_to_old = [&](const Variant& variant) {
+        for (const BufferSlice& place : variant.places) {
+          if (place.buffer == old.buffer && place.offset == old.offset) {
+            return true;
+          }
+        }
+        return false;
+      };
+      variants.erase(
+          std::remove_if(variants.begin(), variants.end(), bound_to_old),
+          variants.end());
+    }
+    buffer = std::move(fresh);
+    slot.capacity[which] = capacity;
+    return Status::ok();
+  }
+
+  Variant* find(const Prepared* prepared,
+                const std::vector<BufferSlice>& places) {
+    for (Variant& variant : variants) {
+      if (variant.prepared.get() != prepared) continue;
+      bool same = variant.places.size() == places.size();
+      for (size_t i = 0; same && i < places.size(); ++i) {
+        same = variant.places[i].buffer == places[i].buffer &&
+               variant.places[i].offset == places[i].offset &&
+               variant.places[i].bytes == places[i].bytes;
+      }
+      if (same) return &variant;
+    }
+    return nullptr;
+  }
+
+  // Two per signature (the ping-pong parities); a state whose dims change
+  // every step (a growing cache) would otherwise keep every old program.
+  static constexpr size_t kMaxVariants = 8;
+
+  const VulkanExecutable* owner;
+  DeviceContext context;  // keeps the allocator alive for the buffers
+  std::vector<Slot> slots;
+  std::vector<Variant> variants;
+  uint64_t clock = 0;
+};
+
 namespace {
+
+std::atomic<uint64_t> process_to_device{0}, process_to_host{0};
+
+void count_process(bool to_device, uint64_t bytes) {
+  (to_device ? process_to_device : process_to_host) += bytes;
+}
 
 Status transfer(const DeviceContext& context, const BufferSlice& device,
                 void* host, size_t bytes, bool to_device, const char* doing) {
@@ -45,6 +156,7 @@ Status transfer(const DeviceContext& context, const BufferSlice& device,
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, recorder.finish());
   SEQRT_RETURN_IF_ERROR(program->run(doing));
   if (!to_device) std::memcpy(host, staging->mapped(), bytes);
+  count_process(to_device, bytes);
   return Status::ok();
 }
 
@@ -57,7 +169,55 @@ Status check_validation(const Device& device, int64_t before) {
                         now - before, log.empty() ? "?" : log.front());
 }
 
+// The sizes of the graph inputs' symbolic dims under `dims` (by input).
+std::map<std::string, int64_t> bindings_from_dims(
+    const Graph& graph, const std::vector<std::vector<int64_t>>& dims) {
+  std::map<std::string, int64_t> bindings;
+  for (size_t i = 0; i < graph.inputs.size() && i < dims.size(); ++i) {
+    const Value& value = graph.value(graph.inputs[i]);
+    if (!value.shape || value.shape->rank() != dims[i].size()) continue;
+    for (size_t d = 0; d < value.shape->rank(); ++d) {
+      const Dim& dim = (*value.shape)[d];
+      if (dim.is_symbol()) bindings.emplace(dim.symbol_name(), dims[i][d]);
+    }
+  }
+  return bindings;
+}
+
+// The index in graph.state_pairs of the pair whose input is `id`, or -1.
+int state_of_input(const Graph& graph, ValueId id) {
+  for (size_t p = 0; p < graph.state_pairs.size(); ++p) {
+    if (graph.state_pairs[p].input == id) return static_cast<int>(p);
+  }
+  return -1;
+}
+
+// Whether a pair's output may overwrite its input's buffer: an elementwise
+// op makes it from the input (element i from element i: same dims and
+// element size) and nothing reads the input after that op.
+bool updates_in_place(const Graph& graph, const MemoryPlan& plan,
+                      const StatePair& pair) {
+  const ValuePlan& in = plan.values[pair.input];
+  const ValuePlan& out = plan.values[pair.output];
+  if (in.dims != out.dims || in.bytes != out.bytes || in.bytes <= 0 ||
+      dtype_size(in.dtype) != dtype_size(out.dtype) ||
+      in.last_step > out.first_step) {
+    return false;
+  }
+  const std::vector<int> producers = graph.producers();
+  const int producer = producers[pair.output];
+  if (producer < 0) return false;
+  const Node& node = graph.nodes[producer];
+  return is_elementwise_op(node) &&
+         std::find(node.inputs.begin(), node.inputs.end(), pair.input) !=
+             node.inputs.end();
+}
+
 }  // namespace
+
+TransferCounts process_transfers() {
+  return {process_to_device.load(), process_to_host.load()};
+}
 
 Status upload(const DeviceContext& context, const BufferSlice& dst,
               const void* data, size_t bytes, const char* doing) {
@@ -85,6 +245,10 @@ Result<std::unique_ptr<VulkanExecutable>> VulkanExecutable::create(
   return executable;
 }
 
+void VulkanExecutable::count(bool to_device, uint64_t bytes) const {
+  (to_device ? to_device_ : to_host_) += bytes;
+}
+
 Status VulkanExecutable::upload_constants() {
   for (const auto& [id, tensor] : graph_.constants) {
     std::string doing =
@@ -95,6 +259,7 @@ Status VulkanExecutable::upload_constants() {
                                      doing.c_str()));
     SEQRT_RETURN_IF_ERROR(upload(context_, allocation->slice(), tensor.data(),
                                  tensor.byte_size(), doing.c_str()));
+    count(true, tensor.byte_size());
     constants_[id] = std::move(allocation);
   }
   return Status::ok();
@@ -130,11 +295,21 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::build(
   }
   std::set<ValueId> inputs(graph_.inputs.begin(), graph_.inputs.end());
   std::set<ValueId> outputs(graph_.outputs.begin(), graph_.outputs.end());
+  // An output nobody reads still needs somewhere to go.
+  std::set<ValueId> produced;
+  for (const Node& node : graph_.nodes) {
+    for (ValueId id : node.outputs) {
+      if (id != kNoValue) produced.insert(id);
+    }
+  }
   prepared->places.resize(plan.values.size());
   for (size_t i = 0; i < plan.values.size(); ++i) {
     ValueId id = static_cast<ValueId>(i);
     const ValuePlan& value = plan.values[i];
-    if (value.kind == MemoryKind::kUnused && !inputs.count(id)) continue;
+    if (value.kind == MemoryKind::kUnused && !inputs.count(id) &&
+        !produced.count(id)) {
+      continue;
+    }
     VkDeviceSize bytes =
         static_cast<VkDeviceSize>(std::max<int64_t>(value.bytes, 0));
     auto constant = constants_.find(id);
@@ -153,8 +328,8 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::build(
           bytes};
       continue;
     }
-    // Io values, views (their op copies) and unaligned slice views get
-    // memory of their own.
+    // Io values, views (their op copies), unaligned slice views and unread
+    // outputs get memory of their own.
     std::string doing =
         fmt::format("allocating value '{}'", graph_.values[i].name);
     SEQRT_ASSIGN_OR_RETURN(
@@ -178,18 +353,33 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::build(
       prepared->staging,
       allocator.allocate(staging_bytes, MemoryPlace::kStaging,
                          "allocating staging memory for inputs and outputs"));
+  return prepared;
+}
+
+Result<std::unique_ptr<VulkanExecutable::Recorded>> VulkanExecutable::record(
+    Prepared& prepared,
+    const std::map<ValueId, BufferSlice>& state_places) const {
+  auto recorded = std::make_unique<Recorded>();
+  const MemoryPlan& plan = prepared.plan;
+  std::vector<BufferSlice> places = prepared.places;
+  for (const auto& [id, slice] : state_places) places[id] = slice;
   auto stage = [&](VkDeviceSize at, VkDeviceSize bytes) {
-    BufferSlice slice = prepared->staging->slice();
+    BufferSlice slice = prepared.staging->slice();
     slice.offset += at;
     slice.bytes = bytes;
     return slice;
   };
 
-  CommandRecorder recorder(context_.device, *context_.pipelines, allocator);
+  CommandRecorder recorder(context_.device, *context_.pipelines,
+                           *context_.allocator);
+  // The previous run wrote and read the state buffers in its own
+  // submission; a barrier orders this one after it.
+  if (!state_places.empty()) recorder.barrier();
   for (size_t i = 0; i < graph_.inputs.size(); ++i) {
-    const BufferSlice& place = prepared->places[graph_.inputs[i]];
+    if (state_places.count(graph_.inputs[i])) continue;
+    const BufferSlice& place = places[graph_.inputs[i]];
     SEQRT_RETURN_IF_ERROR(
-        recorder.copy(stage(prepared->input_at[i], place.bytes), place));
+        recorder.copy(stage(prepared.input_at[i], place.bytes), place));
   }
   const DeviceLimits& limits = context_.device->limits();
   for (int index : plan.schedule) {
@@ -203,28 +393,14 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::build(
     args.graph = &graph_;
     args.node = &node;
     for (ValueId id : node.inputs) {
-      args.inputs.push_back(id == kNoValue ? BufferSlice{}
-                                           : prepared->places[id]);
+      args.inputs.push_back(id == kNoValue ? BufferSlice{} : places[id]);
       args.input_dims.push_back(id == kNoValue ? std::vector<int64_t>{}
                                                : plan.values[id].dims);
       args.input_dtypes.push_back(id == kNoValue ? DType::kUndefined
                                                  : graph_.values[id].dtype);
     }
     for (ValueId id : node.outputs) {
-      if (id != kNoValue && prepared->places[id].empty()) {
-        // An output nobody reads still needs somewhere to go.
-        SEQRT_ASSIGN_OR_RETURN(
-            std::unique_ptr<Allocation> allocation,
-            allocator.allocate(std::max<int64_t>(plan.values[id].bytes, 0),
-                               MemoryPlace::kDevice,
-                               "allocating an unread output"));
-        prepared->places[id] = allocation->slice();
-        prepared->places[id].bytes =
-            std::max<int64_t>(plan.values[id].bytes, 0);
-        prepared->memory.push_back(std::move(allocation));
-      }
-      args.outputs.push_back(id == kNoValue ? BufferSlice{}
-                                            : prepared->places[id]);
+      args.outputs.push_back(id == kNoValue ? BufferSlice{} : places[id]);
       args.output_dims.push_back(id == kNoValue ? std::vector<int64_t>{}
                                                 : plan.values[id].dims);
       args.output_dtypes.push_back(id == kNoValue ? DType::kUndefined
@@ -237,78 +413,107 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::build(
         return planned.status().with_context("planning " + node.label());
       }
       tiling = std::move(planned).value();
-      prepared->tilings.push_back({index, tiling});
+      recorded->tilings.push_back({index, tiling});
     }
-    Status recorded = kernel->record(args, tiling, recorder);
-    if (!recorded.is_ok()) {
-      return recorded.with_context("recording " + node.label());
+    Status status = kernel->record(args, tiling, recorder);
+    if (!status.is_ok()) {
+      return status.with_context("recording " + node.label());
     }
-    prepared->error_nodes.resize(recorder.error_words().size(), index);
+    recorded->error_nodes.resize(recorder.error_words().size(), index);
   }
   for (size_t i = 0; i < graph_.outputs.size(); ++i) {
-    const BufferSlice& place = prepared->places[graph_.outputs[i]];
+    if (state_places.count(graph_.outputs[i])) continue;
+    const BufferSlice& place = places[graph_.outputs[i]];
     SEQRT_RETURN_IF_ERROR(
-        recorder.copy(place, stage(prepared->output_at[i], place.bytes)));
+        recorder.copy(place, stage(prepared.output_at[i], place.bytes)));
   }
-  SEQRT_RETURN_IF_ERROR(record_error_copies(recorder, *prepared));
-  SEQRT_ASSIGN_OR_RETURN(prepared->program, recorder.finish());
-  return prepared;
+  SEQRT_RETURN_IF_ERROR(record_error_copies(recorder, *recorded));
+  SEQRT_ASSIGN_OR_RETURN(recorded->program, recorder.finish());
+  return recorded;
 }
 
 Status VulkanExecutable::record_error_copies(CommandRecorder& recorder,
-                                             Prepared& prepared) const {
+                                             Recorded& recorded) const {
   const auto& words = recorder.error_words();
   if (words.empty()) return Status::ok();
   SEQRT_ASSIGN_OR_RETURN(
-      prepared.error_staging,
+      recorded.error_staging,
       context_.allocator->allocate(4 * words.size(), MemoryPlace::kStaging,
                                    "allocating staging for error words"));
   for (size_t i = 0; i < words.size(); ++i) {
-    BufferSlice slot = prepared.error_staging->slice();
+    BufferSlice slot = recorded.error_staging->slice();
     slot.offset += 4 * i;
     slot.bytes = 4;
     SEQRT_RETURN_IF_ERROR(recorder.copy(words[i].word, slot));
-    prepared.error_problems.push_back(words[i].problem);
+    recorded.error_problems.push_back(words[i].problem);
   }
   return Status::ok();
 }
 
-Status VulkanExecutable::check_error_words(const Prepared& prepared) const {
-  if (prepared.error_staging == nullptr) return Status::ok();
+Status VulkanExecutable::check_error_words(const Recorded& recorded) const {
+  if (recorded.error_staging == nullptr) return Status::ok();
   const auto* words =
-      static_cast<const uint32_t*>(prepared.error_staging->mapped());
-  for (size_t i = 0; i < prepared.error_nodes.size(); ++i) {
+      static_cast<const uint32_t*>(recorded.error_staging->mapped());
+  for (size_t i = 0; i < recorded.error_nodes.size(); ++i) {
     if (words[i] != 0) {
       return invalid_argument("{}: {}",
-                              graph_.nodes[prepared.error_nodes[i]].label(),
-                              prepared.error_problems[i]);
+                              graph_.nodes[recorded.error_nodes[i]].label(),
+                              recorded.error_problems[i]);
     }
   }
   return Status::ok();
 }
 
 Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::prepare(
-    const std::vector<Tensor>& inputs) const {
-  std::vector<std::vector<int64_t>> signature;
-  for (const Tensor& input : inputs) signature.push_back(input.dims());
-  auto found = prepared_.find(signature);
+    const std::vector<std::vector<int64_t>>& dims) const {
+  auto found = prepared_.find(dims);
   if (found != prepared_.end()) return found->second;
   std::map<std::string, int64_t> bindings = dim_bindings_;
-  for (const auto& [name, size] : bindings_from_inputs(graph_, inputs)) {
+  for (const auto& [name, size] : bindings_from_dims(graph_, dims)) {
     bindings[name] = size;
   }
   SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, build(bindings));
   for (size_t i = 0; i < graph_.inputs.size(); ++i) {
     const ValuePlan& value = prepared->plan.values[graph_.inputs[i]];
-    if (value.dims != inputs[i].dims()) {
+    if (value.dims != dims[i]) {
       return invalid_argument(
           "input '{}' has dims ({}); the graph expects ({})",
-          graph_.value(graph_.inputs[i]).name, fmt::join(inputs[i].dims(), ","),
+          graph_.value(graph_.inputs[i]).name, fmt::join(dims[i], ","),
           fmt::join(value.dims, ","));
     }
   }
-  prepared_[signature] = prepared;
+  prepared_[dims] = prepared;
   return prepared;
+}
+
+Result<std::vector<Tensor>> VulkanExecutable::execute(
+    const Prepared& prepared, const Recorded& recorded,
+    const std::vector<const Tensor*>& fed,
+    const std::vector<bool>& kept) const {
+  uint8_t* staging = static_cast<uint8_t*>(prepared.staging->mapped());
+  for (size_t i = 0; i < fed.size(); ++i) {
+    if (fed[i] == nullptr) continue;
+    std::memcpy(staging + prepared.input_at[i], fed[i]->data(),
+                fed[i]->byte_size());
+    count(true, fed[i]->byte_size());
+    count_process(true, fed[i]->byte_size());
+  }
+  SEQRT_RETURN_IF_ERROR(recorded.program->run("running the graph"));
+  SEQRT_RETURN_IF_ERROR(check_error_words(recorded));
+  std::vector<Tensor> outputs;
+  for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+    if (kept[i]) continue;
+    ValueId id = graph_.outputs[i];
+    SEQRT_ASSIGN_OR_RETURN(Tensor output,
+                           Tensor::allocate(graph_.value(id).dtype,
+                                            prepared.plan.values[id].dims));
+    std::memcpy(output.mutable_data(), staging + prepared.output_at[i],
+                output.byte_size());
+    count(false, output.byte_size());
+    count_process(false, output.byte_size());
+    outputs.push_back(std::move(output));
+  }
+  return outputs;
 }
 
 Result<std::vector<Tensor>> VulkanExecutable::run(
@@ -317,6 +522,8 @@ Result<std::vector<Tensor>> VulkanExecutable::run(
     return invalid_argument("the graph takes {} input(s), got {}",
                             graph_.inputs.size(), inputs.size());
   }
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<const Tensor*> fed;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& value = graph_.value(graph_.inputs[i]);
     if (inputs[i].dtype() != value.dtype) {
@@ -324,26 +531,194 @@ Result<std::vector<Tensor>> VulkanExecutable::run(
                               value.name, dtype_name(inputs[i].dtype()),
                               dtype_name(value.dtype));
     }
+    dims.push_back(inputs[i].dims());
+    fed.push_back(&inputs[i]);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   int64_t messages_before = context_.device->validation_messages();
-  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, prepare(inputs));
-  uint8_t* staging = static_cast<uint8_t*>(prepared->staging->mapped());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::memcpy(staging + prepared->input_at[i], inputs[i].data(),
-                inputs[i].byte_size());
+  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, prepare(dims));
+  if (prepared->recorded == nullptr) {
+    SEQRT_ASSIGN_OR_RETURN(prepared->recorded, record(*prepared, {}));
   }
-  SEQRT_RETURN_IF_ERROR(prepared->program->run("running the graph"));
-  SEQRT_RETURN_IF_ERROR(check_error_words(*prepared));
-  std::vector<Tensor> outputs;
+  SEQRT_ASSIGN_OR_RETURN(
+      std::vector<Tensor> outputs,
+      execute(*prepared, *prepared->recorded, fed,
+              std::vector<bool>(graph_.outputs.size(), false)));
+  SEQRT_RETURN_IF_ERROR(check_validation(*context_.device, messages_before));
+  return outputs;
+}
+
+Result<VulkanExecutable::State*> VulkanExecutable::own_state(
+    const ExecutableState& state) const {
+  const auto* held = dynamic_cast<const State*>(&state);
+  if (held == nullptr || held->owner != this) {
+    return invalid_argument(
+        "vulkan: the state was made by another executable; use one from "
+        "this executable's create_state()");
+  }
+  return const_cast<State*>(held);
+}
+
+Status VulkanExecutable::check_state_tensors(
+    const std::vector<Tensor>& tensors) const {
+  if (tensors.size() != graph_.state_pairs.size()) {
+    return invalid_argument("graph '{}' has {} state pair(s), got {} state(s)",
+                            graph_.name, graph_.state_pairs.size(),
+                            tensors.size());
+  }
+  for (size_t p = 0; p < tensors.size(); ++p) {
+    const Value& input = graph_.value(graph_.state_pairs[p].input);
+    const Tensor& tensor = tensors[p];
+    bool fits = tensor.dtype() == input.dtype;
+    if (fits && input.shape) {
+      fits = input.shape->rank() == tensor.rank();
+      for (size_t d = 0; fits && d < tensor.rank(); ++d) {
+        const Dim& dim = (*input.shape)[d];
+        fits = !dim.is_fixed() || dim.value() == tensor.dim(d);
+      }
+    }
+    if (!fits) {
+      return invalid_argument("state '{}' must be {} {}, got {} {}", input.name,
+                              dtype_name(input.dtype),
+                              input.shape ? input.shape->to_string() : "(any)",
+                              dtype_name(tensor.dtype()),
+                              dims_to_string(tensor.dims()));
+    }
+  }
+  return Status::ok();
+}
+
+Result<std::unique_ptr<ExecutableState>> VulkanExecutable::create_state(
+    const std::vector<Tensor>& state) const {
+  auto held = std::make_unique<State>(this, context_);
+  held->slots.resize(graph_.state_pairs.size());
+  SEQRT_RETURN_IF_ERROR(write_state(*held, state));
+  return std::unique_ptr<ExecutableState>(std::move(held));
+}
+
+Status VulkanExecutable::write_state(ExecutableState& state,
+                                     const std::vector<Tensor>& tensors) const {
+  SEQRT_ASSIGN_OR_RETURN(State * held, own_state(state));
+  SEQRT_RETURN_IF_ERROR(check_state_tensors(tensors));
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t messages_before = context_.device->validation_messages();
+  for (size_t p = 0; p < tensors.size(); ++p) {
+    State::Slot& slot = held->slots[p];
+    const Tensor& tensor = tensors[p];
+    const VkDeviceSize bytes = tensor.byte_size();
+    SEQRT_RETURN_IF_ERROR(held->reserve(slot, slot.current, bytes));
+    std::string doing = fmt::format(
+        "writing state '{}'", graph_.value(graph_.state_pairs[p].input).name);
+    SEQRT_RETURN_IF_ERROR(upload(context_, slot.slice(slot.current, bytes),
+                                 tensor.data(), bytes, doing.c_str()));
+    count(true, bytes);
+    slot.dtype = tensor.dtype();
+    slot.dims = tensor.dims();
+    slot.bytes = bytes;
+  }
+  return check_validation(*context_.device, messages_before);
+}
+
+Result<std::vector<Tensor>> VulkanExecutable::read_state(
+    const ExecutableState& state) const {
+  SEQRT_ASSIGN_OR_RETURN(State * held, own_state(state));
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t messages_before = context_.device->validation_messages();
+  std::vector<Tensor> tensors;
+  for (size_t p = 0; p < held->slots.size(); ++p) {
+    const State::Slot& slot = held->slots[p];
+    SEQRT_ASSIGN_OR_RETURN(Tensor tensor,
+                           Tensor::allocate(slot.dtype, slot.dims));
+    std::string doing = fmt::format(
+        "reading state '{}'", graph_.value(graph_.state_pairs[p].input).name);
+    SEQRT_RETURN_IF_ERROR(
+        download(context_, slot.slice(slot.current, slot.bytes),
+                 tensor.mutable_data(), slot.bytes, doing.c_str()));
+    count(false, slot.bytes);
+    tensors.push_back(std::move(tensor));
+  }
+  SEQRT_RETURN_IF_ERROR(check_validation(*context_.device, messages_before));
+  return tensors;
+}
+
+Result<std::vector<Tensor>> VulkanExecutable::run_with_state(
+    std::vector<Tensor> inputs, ExecutableState& state) const {
+  SEQRT_ASSIGN_OR_RETURN(State * held, own_state(state));
+  const size_t pairs = graph_.state_pairs.size();
+  if (inputs.size() + pairs != graph_.inputs.size()) {
+    return invalid_argument(
+        "the graph takes {} input(s) besides its {} state(s), got {}",
+        graph_.inputs.size() - pairs, pairs, inputs.size());
+  }
+  // The graph's inputs in order, the states' dims in their places.
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<const Tensor*> fed;
+  size_t next = 0;
+  for (ValueId id : graph_.inputs) {
+    const int pair = state_of_input(graph_, id);
+    if (pair >= 0) {
+      dims.push_back(held->slots[pair].dims);
+      fed.push_back(nullptr);
+      continue;
+    }
+    const Tensor& input = inputs[next++];
+    const Value& value = graph_.value(id);
+    if (input.dtype() != value.dtype) {
+      return invalid_argument("input '{}' is {}; the graph expects {}",
+                              value.name, dtype_name(input.dtype()),
+                              dtype_name(value.dtype));
+    }
+    dims.push_back(input.dims());
+    fed.push_back(&input);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t messages_before = context_.device->validation_messages();
+  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, prepare(dims));
+  const MemoryPlan& plan = prepared->plan;
+  // Each pair reads the buffer holding its state and writes the other one,
+  // or the same one where it updates in place.
+  std::vector<int> targets(pairs);
+  std::vector<BufferSlice> places(2 * pairs);
+  std::map<ValueId, BufferSlice> state_places;
+  for (size_t p = 0; p < pairs; ++p) {
+    const StatePair& pair = graph_.state_pairs[p];
+    State::Slot& slot = held->slots[p];
+    const VkDeviceSize out_bytes = plan.values[pair.output].bytes;
+    targets[p] =
+        updates_in_place(graph_, plan, pair) ? slot.current : 1 - slot.current;
+    SEQRT_RETURN_IF_ERROR(held->reserve(slot, targets[p], out_bytes));
+    places[p] = slot.slice(slot.current, slot.bytes);
+    places[pairs + p] = slot.slice(targets[p], out_bytes);
+    state_places[pair.input] = places[p];
+    state_places[pair.output] = places[pairs + p];
+  }
+  State::Variant* variant = held->find(prepared.get(), places);
+  if (variant == nullptr) {
+    SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Recorded> recorded,
+                           record(*prepared, state_places));
+    if (held->variants.size() >= State::kMaxVariants) {
+      held->variants.erase(std::min_element(
+          held->variants.begin(), held->variants.end(),
+          [](const State::Variant& a, const State::Variant& b) {
+            return a.used < b.used;
+          }));
+    }
+    held->variants.push_back({prepared, places, std::move(recorded), 0});
+    variant = &held->variants.back();
+  }
+  variant->used = ++held->clock;
+  std::vector<bool> kept(graph_.outputs.size(), false);
   for (size_t i = 0; i < graph_.outputs.size(); ++i) {
-    ValueId id = graph_.outputs[i];
-    SEQRT_ASSIGN_OR_RETURN(Tensor output,
-                           Tensor::allocate(graph_.value(id).dtype,
-                                            prepared->plan.values[id].dims));
-    std::memcpy(output.mutable_data(), staging + prepared->output_at[i],
-                output.byte_size());
-    outputs.push_back(std::move(output));
+    kept[i] = state_places.count(graph_.outputs[i]) != 0;
+  }
+  SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                         execute(*prepared, *variant->recorded, fed, kept));
+  for (size_t p = 0; p < pairs; ++p) {
+    State::Slot& slot = held->slots[p];
+    const ValuePlan& out = plan.values[graph_.state_pairs[p].output];
+    slot.current = targets[p];
+    slot.dims = out.dims;
+    slot.bytes = out.bytes;
   }
   SEQRT_RETURN_IF_ERROR(check_validation(*context_.device, messages_before));
   return outputs;
@@ -355,7 +730,9 @@ Result<std::vector<VulkanExecutable::NodeTiling>> VulkanExecutable::tilings(
   std::map<std::string, int64_t> all = dim_bindings_;
   for (const auto& [name, size] : bindings) all[name] = size;
   SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, build(all));
-  return prepared->tilings;
+  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Recorded> recorded,
+                         record(*prepared, {}));
+  return recorded->tilings;
 }
 
 Result<std::vector<KernelPlanEntry>> VulkanExecutable::kernel_plan(
@@ -374,7 +751,9 @@ Result<std::vector<KernelPlanEntry>> VulkanExecutable::kernel_plan(
 
 int VulkanExecutable::programs_recorded() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return static_cast<int>(prepared_.size());
+  return static_cast<int>(std::count_if(
+      prepared_.begin(), prepared_.end(),
+      [](const auto& entry) { return entry.second->recorded != nullptr; }));
 }
 
 }  // namespace seqrt::vulkan

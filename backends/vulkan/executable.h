@@ -2,8 +2,17 @@
 // signature of input dims, a memory plan (graph/planner) placed on the
 // device and the whole schedule recorded once into a Program that every
 // run with those dims replays (upload inputs, submit, wait, download).
+//
+// A Stream's state (create_state) lives in device buffers of its own, two
+// per state pair. The programs recorded for a state bind the pair's input
+// to the buffer holding it and its output to the other one (ping-pong), or
+// to the same one where the output overwrites the input element by element
+// (an elementwise op such as a Where that writes a fixed-capacity KV
+// cache), so a step uploads and downloads only its other inputs and
+// outputs. Each state keeps the few programs recorded for its buffers.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +38,17 @@ Status upload(const DeviceContext& context, const BufferSlice& dst,
 Status download(const DeviceContext& context, const BufferSlice& src,
                 void* data, size_t bytes, const char* doing);
 
+// Bytes of tensor data moved between host and device (constants, inputs,
+// outputs, states written or read back; not the 4-byte error words), so
+// tests can check what a step transfers.
+struct TransferCounts {
+  uint64_t to_device = 0;
+  uint64_t to_host = 0;
+};
+// Every Vulkan transfer of this process (a Session's executable is out of
+// a test's reach): take differences around a step in one thread.
+TransferCounts process_transfers();
+
 class VulkanExecutable : public Executable {
  public:
   static Result<std::unique_ptr<VulkanExecutable>> create(
@@ -36,6 +56,19 @@ class VulkanExecutable : public Executable {
   ~VulkanExecutable() override;
 
   Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override;
+
+  Result<std::unique_ptr<ExecutableState>> create_state(
+      const std::vector<Tensor>& state) const override;
+  Result<std::vector<Tensor>> run_with_state(
+      std::vector<Tensor> inputs, ExecutableState& state) const override;
+  Result<std::vector<Tensor>> read_state(
+      const ExecutableState& state) const override;
+  Status write_state(ExecutableState& state,
+                     const std::vector<Tensor>& tensors) const override;
+  // This executable's transfers so far.
+  TransferCounts transfers() const {
+    return {to_device_.load(), to_host_.load()};
+  }
 
   // One line per node of the plan for these input dims: the kernel's
   // tiling where it has one (seqrt inspect --plan --backend vulkan).
@@ -47,22 +80,40 @@ class VulkanExecutable : public Executable {
       const std::map<std::string, int64_t>& bindings) const;
   Result<std::vector<KernelPlanEntry>> kernel_plan(
       const std::map<std::string, int64_t>& bindings) const override;
+  // Programs recorded for run() (a state's own programs are not counted).
   int programs_recorded() const;
 
  private:
   struct Prepared;
+  struct Recorded;
+  class State;
   VulkanExecutable(DeviceContext context, Graph graph,
                    const CompileOptions& options);
   Status upload_constants();
+  // The plan and memory for these dims of the graph's inputs.
   Result<std::shared_ptr<Prepared>> prepare(
-      const std::vector<Tensor>& inputs) const;
+      const std::vector<std::vector<int64_t>>& dims) const;
   Result<std::shared_ptr<Prepared>> build(
       const std::map<std::string, int64_t>& bindings) const;
+  // Records the schedule over `prepared`'s memory; `state_places` (state
+  // pairs' inputs and outputs) replace their places and are not staged.
+  Result<std::unique_ptr<Recorded>> record(
+      Prepared& prepared,
+      const std::map<ValueId, BufferSlice>& state_places) const;
   // Copies the kernels' error words out at the end of the program, and
   // checks them after a run (Recorder::error_word).
   Status record_error_copies(CommandRecorder& recorder,
-                             Prepared& prepared) const;
-  Status check_error_words(const Prepared& prepared) const;
+                             Recorded& recorded) const;
+  Status check_error_words(const Recorded& recorded) const;
+  // Stages `fed` (by graph input; null: bound on the device), runs, and
+  // returns the graph's outputs except those in `kept`.
+  Result<std::vector<Tensor>> execute(const Prepared& prepared,
+                                      const Recorded& recorded,
+                                      const std::vector<const Tensor*>& fed,
+                                      const std::vector<bool>& kept) const;
+  Result<State*> own_state(const ExecutableState& state) const;
+  Status check_state_tensors(const std::vector<Tensor>& tensors) const;
+  void count(bool to_device, uint64_t bytes) const;
 
   DeviceContext context_;
   Graph graph_;
@@ -71,6 +122,7 @@ class VulkanExecutable : public Executable {
   mutable std::mutex mutex_;  // one run at a time; guards prepared_
   mutable std::map<std::vector<std::vector<int64_t>>, std::shared_ptr<Prepared>>
       prepared_;
+  mutable std::atomic<uint64_t> to_device_{0}, to_host_{0};
 };
 
 }  // namespace seqrt::vulkan

@@ -66,6 +66,12 @@ void CommandRecorder::order(const std::vector<BufferSlice>& reads,
   written_.insert(written_.end(), writes.begin(), writes.end());
 }
 
+void CommandRecorder::barrier() {
+  steps_.push_back(Step{Kind::kBarrier});
+  written_.clear();
+  read_.clear();
+}
+
 Status CommandRecorder::dispatch(const Dispatch& dispatch) {
   const DeviceLimits& lim = limits();
   if (dispatch.push_constants.size() > kPushConstantBytes ||

@@ -57,6 +57,11 @@ class CommandRecorder : public Recorder {
   };
   const std::vector<ErrorWord>& error_words() const { return error_words_; }
 
+  // A full barrier before the next step: it orders what follows after
+  // every earlier step and earlier submission to the queue (a program
+  // whose buffers the previous run's program also used).
+  void barrier();
+
   // Records every step into a new command buffer; the recorder is spent.
   Result<std::unique_ptr<Program>> finish();
 

@@ -4,6 +4,8 @@
 
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "graph/passes/expand_runge_kutta.h"
+#include "graph/passes/expand_variadic.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
 
@@ -17,9 +19,58 @@ using vulkan::VulkanKernel;
 constexpr VkDeviceSize kBlockBytes = 64ull << 20;
 
 Status node_supported(const Graph& graph, const Node& node,
+                      const vulkan::DeviceLimits& limits);
+
+// RungeKutta runs written out as its stages (expand_runge_kutta at
+// compile): each body node and the stage combinations on their own kernels.
+Status runge_kutta_supported(const Graph& graph, const Node& node,
+                             const vulkan::DeviceLimits& limits) {
+  std::string blocker = runge_kutta_expansion_blocker(graph, node);
+  if (!blocker.empty()) {
+    return unsupported("{}: cannot be written out as its stages: {}",
+                       node.label(), blocker);
+  }
+  SEQRT_RETURN_IF_ERROR(vulkan::require_all_f32(graph, node));
+  const Graph& body = *node.attr("body")->as_graph();
+  for (const Node& inner : body.nodes) {
+    Status status = node_supported(body, inner, limits);
+    if (!status.is_ok()) {
+      return unsupported("{}: its body: {}", node.label(), status.message());
+    }
+  }
+  return Status::ok();
+}
+
+// Variadic Sum/Max/Min run as chains of two-input nodes (expand_variadic
+// at compile): each pair must be supported.
+Status variadic_supported(const Graph& graph, const Node& node,
+                          const vulkan::DeviceLimits& limits) {
+  Node part = node;
+  if (node.inputs.size() == 1) {
+    part.op = "Identity";
+    return node_supported(graph, part, limits);
+  }
+  if (node.op == "Sum") part.op = "Add";
+  for (size_t i = 1; i < node.inputs.size(); ++i) {
+    part.inputs = {node.inputs[0], node.inputs[i]};
+    SEQRT_RETURN_IF_ERROR(node_supported(graph, part, limits));
+  }
+  return Status::ok();
+}
+
+Status node_supported(const Graph& graph, const Node& node,
                       const vulkan::DeviceLimits& limits) {
+  if (node.domain == kSeqrtDomain && node.op == "RungeKutta") {
+    return runge_kutta_supported(graph, node, limits);
+  }
+  if (is_variadic_to_expand(node)) {
+    return variadic_supported(graph, node, limits);
+  }
+  // FusedElementwise's body is compiled into its kernel's program.
+  bool body_compiled =
+      node.domain == kSeqrtDomain && node.op == "FusedElementwise";
   for (const auto& [name, attr] : node.attrs) {
-    if (attr.type() == AttrType::kGraph) {
+    if (attr.type() == AttrType::kGraph && !body_compiled) {
       return unsupported(
           "{}: ops with subgraphs (control flow) run on the host; the Vulkan "
           "backend records fixed command buffers",
@@ -34,6 +85,16 @@ Status node_supported(const Graph& graph, const Node& node,
   }
   if (kernel->supports) return kernel->supports(graph, node, limits);
   return vulkan::require_all_f32(graph, node);
+}
+
+// The graph with the nodes that run as other ops written out: RungeKutta as
+// its stages, variadic elementwise ops as two-input chains.
+Result<Graph> lower_for_vulkan(const Graph& given) {
+  Graph graph = given;
+  SEQRT_ASSIGN_OR_RETURN(bool stages, expand_runge_kutta(graph));
+  SEQRT_ASSIGN_OR_RETURN(bool chains, expand_variadic(graph));
+  if (stages || chains) SEQRT_RETURN_IF_ERROR(infer_graph(graph));
+  return graph;
 }
 
 // A device buffer handed out by allocate(): the Allocation lives on the heap.
@@ -55,9 +116,10 @@ class VulkanBackend : public Backend {
   }
 
   Result<std::unique_ptr<Executable>> compile(
-      const Graph& graph, const CompileOptions& options) override {
-    SEQRT_RETURN_IF_ERROR(verify_graph(graph));
-    SEQRT_RETURN_IF_ERROR(check_ops(graph));
+      const Graph& given, const CompileOptions& options) override {
+    SEQRT_RETURN_IF_ERROR(verify_graph(given));
+    SEQRT_RETURN_IF_ERROR(check_ops(given));
+    SEQRT_ASSIGN_OR_RETURN(Graph graph, lower_for_vulkan(given));
     std::vector<std::string> lines;
     for (const Node& node : graph.nodes) {
       Status status = supports(graph, node);

@@ -160,6 +160,12 @@ Status remove_nodes(Graph& graph, const std::set<int>& nodes) {
   return sort_nodes(graph);
 }
 
+Status replace_nodes(Graph& graph, const std::set<int>& nodes,
+                     std::vector<Node> added) {
+  for (Node& node : added) add_node(graph, std::move(node));
+  return remove_nodes(graph, nodes);
+}
+
 Result<bool> rewrite_subgraphs(Graph& graph,
                                const std::function<Result<bool>(Graph&)>& fn) {
   bool changed = false;

@@ -45,6 +45,11 @@ Status remove_nodes(Graph& graph, const std::set<int>& nodes);
 // Appends `node`; remove_nodes() or sort_nodes() puts it in order.
 int add_node(Graph& graph, Node node);
 
+// Removes the nodes with these indices and adds `added` in their place
+// (they may produce the removed nodes' outputs), in dependency order.
+Status replace_nodes(Graph& graph, const std::set<int>& nodes,
+                     std::vector<Node> added);
+
 // A new untyped value named after `base`, unique in the graph.
 ValueId add_fresh_value(Graph& graph, const std::string& base);
 

@@ -7,6 +7,7 @@
 
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernels/float_support.h"
+#include "ops/elementwise/fused_body.h"
 
 namespace seqrt::cpu {
 namespace {
@@ -81,31 +82,6 @@ Result<FusedInstruction> decode(const Node& fused, const Node& node) {
   return ins;
 }
 
-// The body nodes the output depends on, in dependency order.
-Result<std::vector<int>> needed_nodes(const Node& fused, const Graph& body) {
-  SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, body.topological_order());
-  std::vector<int> producer = body.producers();
-  std::vector<bool> needed(body.nodes.size(), false);
-  std::vector<ValueId> stack = {body.outputs[0]};
-  while (!stack.empty()) {
-    ValueId id = stack.back();
-    stack.pop_back();
-    int n = id == kNoValue ? -1 : producer[id];
-    if (n < 0 || needed[n]) continue;
-    needed[n] = true;
-    for (ValueId in : body.nodes[n].inputs) stack.push_back(in);
-  }
-  std::vector<int> result;
-  for (int n : order) {
-    if (needed[n]) result.push_back(n);
-  }
-  if (result.empty()) {
-    return unsupported("{}: no body node computes the body's output",
-                       fused.label());
-  }
-  return result;
-}
-
 // Slots of the node's inputs and the body's constants.
 Result<std::vector<int>> source_slots(const Node& fused, const Graph& body,
                                       FusedProgram& program) {
@@ -157,7 +133,7 @@ Result<FusedProgram> compile_fused_program(const Node& node,
   program.num_inputs = body.inputs.size();
   SEQRT_ASSIGN_OR_RETURN(std::vector<int> slot,
                          source_slots(node, body, program));
-  SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, needed_nodes(node, body));
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, fused_body_nodes(node, body));
   std::vector<size_t> last_use(body.values.size(), 0);
   for (size_t pos = 0; pos < order.size(); ++pos) {
     for (ValueId in : body.nodes[order[pos]].inputs) last_use[in] = pos;

@@ -72,4 +72,48 @@ Status gemm_f32(cublasLtHandle_t handle, cudaStream_t stream, const float* a,
                "cublasLtMatmul");
 }
 
+Status gemm_ex_f32(cublasLtHandle_t handle, cudaStream_t stream, const float* a,
+                   const float* b, float* y, int64_t m, int64_t n, int64_t k,
+                   bool trans_a, bool trans_b, float alpha, float beta) {
+  if (m == 0 || n == 0) return Status::ok();
+  if (k == 0) {
+    return make_error(StatusCode::kInternal,
+                      "cuda backend: gemm_ex_f32 needs k >= 1 (the caller "
+                      "handles the empty sum)");
+  }
+  // Column-major view of row-major storage, as in gemm_f32: Yᵀ (n x m) =
+  // op(B)ᵀ·op(A)ᵀ. B stored (k x n) is column-major (n x k) = Bᵀ, used
+  // as is; stored (n x k) (trans_b) it is column-major (k x n) and is
+  // transposed. Likewise for A.
+  Descriptors d;
+  SEQRT_RETURN_IF_ERROR(
+      check(cublasLtMatmulDescCreate(&d.op, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+            "cublasLtMatmulDescCreate"));
+  const cublasOperation_t op_first = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_second = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  SEQRT_RETURN_IF_ERROR(
+      check(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA,
+                                           &op_first, sizeof(op_first)),
+            "cublasLtMatmulDescSetAttribute"));
+  SEQRT_RETURN_IF_ERROR(
+      check(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB,
+                                           &op_second, sizeof(op_second)),
+            "cublasLtMatmulDescSetAttribute"));
+  if (trans_b) {
+    SEQRT_RETURN_IF_ERROR(make_layout(&d.layouts[0], k, n, 1, 0));
+  } else {
+    SEQRT_RETURN_IF_ERROR(make_layout(&d.layouts[0], n, k, 1, 0));
+  }
+  if (trans_a) {
+    SEQRT_RETURN_IF_ERROR(make_layout(&d.layouts[1], m, k, 1, 0));
+  } else {
+    SEQRT_RETURN_IF_ERROR(make_layout(&d.layouts[1], k, m, 1, 0));
+  }
+  SEQRT_RETURN_IF_ERROR(make_layout(&d.layouts[2], n, m, 1, 0));
+  return check(cublasLtMatmul(handle, d.op, &alpha, b, d.layouts[0], a,
+                              d.layouts[1], &beta, y, d.layouts[2], y,
+                              d.layouts[2], nullptr, nullptr, 0, stream),
+               "cublasLtMatmul");
+}
+
 }  // namespace seqrt::cuda

@@ -1,10 +1,13 @@
 // seqrt::NeuralMemory (Titans long-term memory) on Vulkan, the token loop
 // (shader seq_neural_memory): one workgroup per (batch, head), the memory's
 // weights, momentum and anchor in device memory (the present_state output,
-// or scratch), tokens in segments within the loop budget (tiling.h).
+// or scratch), tokens in segments within the loop budget (tiling.h). The
+// `position` input is read on the device: a negative one sets an error word
+// that fails the run naming the node.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "backends/vulkan/kernels/sequence_util.h"
 #include "backends/vulkan/tiling.h"
@@ -21,7 +24,6 @@ constexpr uint32_t kMaxInvocations = 256;
 struct MemoryCall {
   int64_t batch, heads, seq, d, m, depth, chunk;
   bool gelu, before;
-  std::vector<int64_t> positions;  // from a constant `position`, else empty
   int64_t params() const { return depth == 2 ? 2 * d * m : d * m; }
 };
 
@@ -29,29 +31,26 @@ bool given(const NodeArgs& args, size_t i) {
   return i < args.inputs.size() && !args.inputs[i].empty();
 }
 
-// The constant `position` (B): the device cannot report a negative one.
-Status read_positions(const NodeArgs& args, MemoryCall& c) {
+// `position` (B): its dims here; its values on the device, except that a
+// constant one is checked now so that the error comes at compile.
+Status check_positions(const NodeArgs& args, const MemoryCall& c) {
   if (!given(args, kPosition)) return Status::ok();
   const std::string label = args.node->label();
-  const ValueId id = args.node->inputs[kPosition];
-  if (args.graph == nullptr || !args.graph->is_constant(id)) {
-    return unsupported(
-        "{}: position must be a constant on vulkan (its values are checked "
-        "when the plan is recorded)",
-        label);
-  }
-  const Tensor& position = args.graph->constants.at(id);
-  if (position.dims() != std::vector<int64_t>{c.batch}) {
+  if (args.input_dims[kPosition] != std::vector<int64_t>{c.batch}) {
     return invalid_argument("{}: input 'position' must be (B) = ({}), got {}",
-                            label, c.batch, dims_to_string(position.dims()));
+                            label, c.batch,
+                            dims_to_string(args.input_dims[kPosition]));
   }
-  for (int64_t b = 0; b < c.batch; ++b) {
-    if (position.element_i64(b) < 0) {
+  const Tensor* position =
+      args.graph == nullptr
+          ? nullptr
+          : args.graph->constant(args.node->inputs[kPosition]);
+  for (int64_t b = 0; position != nullptr && b < c.batch; ++b) {
+    if (position->element_i64(b) < 0) {
       return invalid_argument(
           "{}: input 'position' must be >= 0, got {} for batch {}", label,
-          position.element_i64(b), b);
+          position->element_i64(b), b);
     }
-    c.positions.push_back(position.element_i64(b));
   }
   return Status::ok();
 }
@@ -70,14 +69,14 @@ Result<MemoryCall> memory_call(const NodeArgs& args) {
       int_attr(*args.node, "depth", 2),
       int_attr(*args.node, "chunk_size", 1),
       string_attr(*args.node, "activation", "gelu") == "gelu",
-      string_attr(*args.node, "retrieve", "after_update") == "before_update",
-      {}};
+      string_attr(*args.node, "retrieve", "after_update") == "before_update"};
   if (c.depth != 1 && c.depth != 2) {
     return invalid_argument("{}: depth must be 1 or 2, got {}", label, c.depth);
   }
-  if (c.chunk < 1) {
-    return invalid_argument("{}: chunk_size must be >= 1, got {}", label,
-                            c.chunk);
+  // The shader takes positions modulo the chunk in 32-bit words.
+  if (c.chunk < 1 || c.chunk > INT32_MAX) {
+    return invalid_argument("{}: chunk_size must be in [1, 2^31), got {}",
+                            label, c.chunk);
   }
   if (w1[0] != c.heads || w1[1] != c.d) {
     return invalid_argument(
@@ -111,7 +110,7 @@ Result<MemoryCall> memory_call(const NodeArgs& args) {
   SEQRT_RETURN_IF_ERROR(expect(kW2, "W2", {c.heads, c.m, c.d}));
   SEQRT_RETURN_IF_ERROR(
       expect(kPast, "past_state", {c.batch, c.heads, 3 * c.params()}));
-  SEQRT_RETURN_IF_ERROR(read_positions(args, c));
+  SEQRT_RETURN_IF_ERROR(check_positions(args, c));
   return c;
 }
 
@@ -136,8 +135,10 @@ Result<KernelTiling> plan(const NodeArgs& args, const DeviceLimits& limits) {
       per(width) * (1 + c.d) + per(c.d) * (1 + (c.depth == 2 ? c.m : 0)) + 2;
   const uint64_t per_token =
       2 * forward + per(c.d) + per(c.m) * (1 + c.d) + 2 * per(c.params()) + 8;
+  // The fixed part: the state's initialisation, and the position modulo the
+  // chunk taken a bit at a time (64).
   const uint32_t segment =
-      segment_tokens(per_token, 1, per(3 * c.params()) + 16);
+      segment_tokens(per_token, 1, per(3 * c.params()) + 16 + 64);
   KernelTiling out;
   out.state_place = "device memory (weights, momentum, anchor)";
   out.summary = fmt::format(
@@ -166,31 +167,32 @@ Status record(const NodeArgs& args, const KernelTiling& tiling,
         work,
         recorder.scratch(4 * static_cast<VkDeviceSize>(bh) * 3 * c.params()));
   }
-  BufferSlice positions = q;
-  if (!c.positions.empty()) {
-    SEQRT_ASSIGN_OR_RETURN(positions, recorder.scratch(4 * c.positions.size()));
-    for (size_t b = 0; b < c.positions.size(); ++b) {
-      BufferSlice one = positions;
-      one.offset += 4 * b;
-      one.bytes = 4;
-      SEQRT_RETURN_IF_ERROR(
-          recorder.fill(one, static_cast<uint32_t>(c.positions[b] % c.chunk)));
-    }
-  }
+  const bool has_position = given(args, kPosition);
   SEQRT_ASSIGN_OR_RETURN(BufferSlice spare, recorder.scratch(4));
+  // A run-time `position` is checked by the device (a constant one was
+  // checked above); the shader sets the word on a negative value.
+  const bool runtime_position =
+      has_position && (args.graph == nullptr ||
+                       !args.graph->is_constant(args.node->inputs[kPosition]));
+  Result<BufferSlice> error =
+      runtime_position
+          ? recorder.error_word("input 'position' has a negative value")
+          : recorder.scratch(4);
+  SEQRT_RETURN_IF_ERROR(error.status());
   uint32_t flags = 0;
   if (c.gelu) flags |= kGelu;
   if (c.before) flags |= kBefore;
   if (given(args, kPast)) flags |= kHasPast;
-  if (!c.positions.empty()) flags |= kHasPosition;
+  if (has_position) flags |= kHasPosition;
   Dispatch dispatch;
   dispatch.shader = "seq_neural_memory";
   dispatch.specialization = {k[0], k[1]};
   for (size_t i = kQ; i <= kPast; ++i) {
     dispatch.reads.push_back(or_stand_in(input_or_empty(args, i), q));
   }
-  dispatch.reads.push_back(positions);
-  dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare), work};
+  dispatch.reads.push_back(input_or_empty(args, has_position ? kPosition : kQ));
+  dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare), work,
+                     *error};
   dispatch.groups = {1, static_cast<uint32_t>(bh), 1};
   SEQRT_RETURN_IF_ERROR(
       check_groups(dispatch.groups, recorder.limits(), "NeuralMemory"));
@@ -225,11 +227,6 @@ void register_sequence_neural_memory_kernels(KernelTable& table) {
         return unsupported(
             "NeuralMemory (vulkan): input {} '{}' is {}, the kernel takes {}",
             i, value.name, dtype_name(value.dtype), dtype_name(want));
-      }
-      if (i == kPosition && !graph.is_constant(node.inputs[i])) {
-        return unsupported(
-            "NeuralMemory (vulkan): position must be a constant (the device "
-            "cannot report a negative one)");
       }
     }
     for (ValueId id : node.outputs) {

@@ -6,6 +6,8 @@
 // chunk starts (absolute positions), the gradient of Σ(M(k) − v)² is taken
 // at the anchor, S = ηS − θ∇, W = (1 − α)W + S, and y = M(q) before or
 // after the update. Segments of tokens (tiling.h) continue from `work`.
+// `position` (B, i64) is read here: a negative one sets the error word and
+// the workgroup stops.
 #version 450
 #include "sequence_common.glsl"
 
@@ -29,9 +31,10 @@ layout(std430, binding = 5) readonly buffer Alpha { float alpha[]; };
 layout(std430, binding = 6) readonly buffer W1 { float w1_init[]; };
 layout(std430, binding = 7) readonly buffer W2 { float w2_init[]; };
 layout(std430, binding = 8) readonly buffer Past { float past_state[]; };
-layout(std430, binding = 9) readonly buffer Positions { uint positions[]; };
+layout(std430, binding = 9) readonly buffer Positions { uint positions[]; };  // i64 words
 layout(std430, binding = 10) writeonly buffer Y { float y[]; };
 layout(std430, binding = 11) coherent buffer Work { float work[]; };
+layout(std430, binding = 12) writeonly buffer Error { uint error_word[]; };
 
 shared float hid[MAXW];   // x·W1
 shared float outv[MAXW];  // M(x), then the residual r = 2(M(k) − v)
@@ -86,6 +89,19 @@ void forward(uint base, uint row, uint src) {
   sync();
 }
 
+// (hi·2^32 + lo) mod chunk, a bit at a time: r < chunk < 2^31 keeps r·2 in
+// 32 bits without shaderInt64.
+uint wide_mod(uint lo, uint hi, uint chunk) {
+  if (hi == 0u) return lo % chunk;
+  uint r = 0u;
+  for (int bit = 63; bit >= 0; --bit) {
+    const uint word = bit >= 32 ? hi : lo;
+    r = (r << 1) | ((word >> uint(bit & 31)) & 1u);
+    if (r >= chunk) r -= chunk;
+  }
+  return r;
+}
+
 void main() {
   const uint bh = gl_WorkGroupID.y;
   const uint b = bh / pc.heads, h = bh % pc.heads;
@@ -96,6 +112,15 @@ void main() {
   const uint abase = sbase + params;
   const uint lid = gl_LocalInvocationIndex, wg = gl_WorkGroupSize.x;
 
+  uint position = 0u;  // modulo the chunk
+  if (seq_flag(pc.flags, NM_HAS_POSITION)) {
+    const uint lo = positions[2 * b], hi = positions[2 * b + 1];
+    if (int(hi) < 0) {
+      if (lid == 0u) error_word[0] = 1u;
+      return;  // the whole workgroup: b is the same for all
+    }
+    position = wide_mod(lo, hi, pc.chunk);
+  }
   if (seq_flag(pc.flags, NM_INIT)) {
     for (uint e = lid; e < params; e += wg) {
       float w;
@@ -112,7 +137,6 @@ void main() {
     }
     sync();
   }
-  const uint position = seq_flag(pc.flags, NM_HAS_POSITION) ? positions[b] : 0u;
   for (uint t = pc.t_begin; t < pc.t_end; ++t) {
     const uint row = bh * pc.seq_len + t;
     if ((position + t) % pc.chunk == 0u) {

@@ -137,6 +137,13 @@ void add_neural_memory_cases(std::vector<OpCase>& cases) {
   bad_gate.name = "error_theta_shape";
   bad_gate.inputs[3] = random_tensor(DType::kF32, {1, 2, 5}, 2);
   cases.push_back(expect_failure(bad_gate));
+  // A graph input the Vulkan kernel reads on the device (its error word).
+  MemoryCase negative = base;
+  negative.past = true;
+  OpCase bad_position = memory_case(negative, 9940);
+  bad_position.name = "error_negative_position";
+  bad_position.inputs[9] = Tensor::from_vector<int64_t>({1}, {-3});
+  cases.push_back(expect_failure(bad_position));
 }
 
 }  // namespace seqrt

@@ -1,0 +1,30 @@
+#version 450
+// Tile: output element i reads the input element whose coordinate along
+// every dim is the output's modulo the input's size, in 32-bit words
+// (WORDS per element).
+#include "common.glsl"
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint WORDS = 1;
+layout(std430, binding = 0) readonly buffer X { uint x[]; };
+layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
+layout(push_constant) uniform Push {
+  uint count;
+  uint rank;
+  uint out_dims[MAX_RANK];
+  uint in_dims[MAX_RANK];
+} p;
+
+void main() {
+  uint i = flat_index();
+  if (i >= p.count) return;
+  uint rest = i;
+  uint source = 0;
+  uint stride = 1;
+  for (int d = int(p.rank) - 1; d >= 0; --d) {
+    uint coord = rest % p.out_dims[d];
+    rest /= p.out_dims[d];
+    source += (coord % p.in_dims[d]) * stride;
+    stride *= p.in_dims[d];
+  }
+  for (uint w = 0; w < WORDS; ++w) y[i * WORDS + w] = x[source * WORDS + w];
+}
