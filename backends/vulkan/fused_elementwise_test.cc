@@ -173,7 +173,7 @@ void expect_refused(Backend& backend, const Graph& graph,
                     const std::string& what) {
   auto compiled = backend.compile(graph, CompileOptions{});
   ASSERT_FALSE(compiled.is_ok());
-  const std::string& message = compiled.status().message();
+  const std::string message = compiled.status().message();
   EXPECT_NE(message.find("'long_chain'"), std::string::npos) << message;
   EXPECT_NE(message.find(what), std::string::npos) << message;
 }
