@@ -6,11 +6,15 @@ namespace seqrt {
 
 Result<int64_t> normalize_axis(const OpContext& ctx, int64_t axis,
                                int64_t rank) {
-  int64_t bound = std::max<int64_t>(rank, 1);
-  if (axis < -bound || axis >= bound) {
+  // A scalar has no axis; callers index the shape with the result.
+  if (rank == 0) {
+    return ctx.error("axis {} given for a scalar input, which has no axes",
+                     axis);
+  }
+  if (axis < -rank || axis >= rank) {
     return ctx.error("axis {} is out of range for rank {}", axis, rank);
   }
-  return axis < 0 ? axis + bound : axis;
+  return axis < 0 ? axis + rank : axis;
 }
 
 Result<Shape> broadcast_shapes(const OpContext& ctx, const Shape& a,

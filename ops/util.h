@@ -12,7 +12,8 @@
 
 namespace seqrt {
 
-// Maps a possibly negative axis into [0, rank); an error names the op.
+// Maps a possibly negative axis into [0, rank); an error names the op
+// (a scalar, rank 0, has no axis).
 Result<int64_t> normalize_axis(const OpContext& ctx, int64_t axis,
                                int64_t rank);
 

@@ -61,6 +61,11 @@ TEST(ArgReduce, Errors) {
                            {{"axis", 1}})
                    .status(),
                {"[ArgMin]", "size 0"});
+  // A scalar has no axis 0 (found by fuzz_onnx_importer: inference indexed
+  // the empty shape).
+  expect_error(infer_types("ArgMax", {typed(DType::kF32, Shape{})}).status(),
+               {"[ArgMax]", "scalar"});
+  expect_error(run_op("ArgMax", {f32({}, {1})}).status(), {"scalar"});
 }
 
 TEST(ArgReduce, InferenceDropsOrKeepsTheAxis) {
