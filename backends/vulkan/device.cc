@@ -67,6 +67,15 @@ Result<std::shared_ptr<Device>> Device::open(const VulkanOptions& options) {
   SEQRT_RETURN_IF_ERROR(device->create_device());
   keep_loaded_since(libraries);
   device->read_limits(options);
+  device->fp16_weights_ = options.fp16_weights ||
+                          env_or_empty("SEQRT_VULKAN_FP16_WEIGHTS") == "1";
+  if (device->fp16_weights_ && !device->limits_.fp16_storage) {
+    return unsupported(
+        "vulkan: fp16 weights were asked for (SEQRT_VULKAN_FP16_WEIGHTS), "
+        "but device '{}' has no 16-bit storage (storageBuffer16BitAccess); "
+        "unset it to run with fp32 weights",
+        device->info_.name);
+  }
   std::string fault = options.inject_fault.empty()
                           ? env_or_empty("SEQRT_VULKAN_INJECT_FAULT")
                           : options.inject_fault;
@@ -310,6 +319,7 @@ void Device::read_limits(const VulkanOptions& options) {
       env_or_empty("SEQRT_VULKAN_NO_SUBGROUP") == "1") {
     limits_.subgroup_arithmetic = false;
   }
+  if (options.disable_fp16_storage) limits_.fp16_storage = false;
   limits_.max_storage_buffer_range = l.maxStorageBufferRange;
   limits_.storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
 

@@ -24,6 +24,11 @@ struct VulkanOptions {
   std::string device_name;          // substring of the device name; "" for none
   uint32_t shared_limit_bytes = 0;  // 0: SEQRT_VULKAN_SHARED_LIMIT or device
   bool disable_subgroup_ops = false;  // or SEQRT_VULKAN_NO_SUBGROUP=1
+  bool disable_fp16_storage = false;  // as if the device had no 16-bit storage
+  // Store the fp32 weights of MatMul/Gemm/Linear as fp16 (half the memory
+  // and bandwidth; fp32 accumulation), or SEQRT_VULKAN_FP16_WEIGHTS=1.
+  // Needs 16-bit storage: opening a device without it is then an error.
+  bool fp16_weights = false;
   bool validation = false;            // or SEQRT_VULKAN_VALIDATION=1
   // "oom" or "device_lost": the next allocation / submit fails that way
   // (failure-path tests); "" reads SEQRT_VULKAN_INJECT_FAULT.
@@ -44,6 +49,8 @@ class Device {
   VkPhysicalDevice physical() const { return physical_; }
   uint32_t queue_family() const { return queue_family_; }
   const DeviceLimits& limits() const { return limits_; }
+  // Whether compiled graphs store their weights as fp16 (VulkanOptions).
+  bool fp16_weights() const { return fp16_weights_; }
   const DeviceInfo& info() const { return info_; }
   const VkPhysicalDeviceMemoryProperties& memory_properties() const {
     return memory_properties_;
@@ -86,6 +93,7 @@ class Device {
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   DeviceLimits limits_;
   DeviceInfo info_;
+  bool fp16_weights_ = false;
   std::mutex queue_mutex_;
   std::atomic<int64_t> message_count_{0};
   mutable std::mutex log_mutex_;

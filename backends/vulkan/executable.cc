@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/passes/half_weights.h"
 #include "graph/planner/bind_dims.h"
 #include "graph/planner/op_classes.h"
 
@@ -250,9 +251,16 @@ void VulkanExecutable::count(bool to_device, uint64_t bytes) const {
 }
 
 Status VulkanExecutable::upload_constants() {
-  for (const auto& [id, tensor] : graph_.constants) {
+  if (context_.device->fp16_weights()) {
+    half_weights_ = select_half_weights(graph_);
+  }
+  for (const auto& [id, given] : graph_.constants) {
     std::string doing =
         fmt::format("uploading constant '{}'", graph_.value(id).name);
+    Tensor tensor = given;
+    if (half_weights_.count(id)) {
+      SEQRT_ASSIGN_OR_RETURN(tensor, to_half(given));
+    }
     SEQRT_ASSIGN_OR_RETURN(
         std::unique_ptr<Allocation> allocation,
         context_.allocator->allocate(tensor.byte_size(), MemoryPlace::kDevice,
@@ -315,7 +323,7 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::build(
     auto constant = constants_.find(id);
     if (constant != constants_.end()) {
       BufferSlice slice = constant->second->slice();
-      slice.bytes = bytes;
+      slice.bytes = half_weights_.count(id) ? bytes / 2 : bytes;
       prepared->places[i] = slice;
       continue;
     }
@@ -397,7 +405,8 @@ Result<std::unique_ptr<VulkanExecutable::Recorded>> VulkanExecutable::record(
       args.input_dims.push_back(id == kNoValue ? std::vector<int64_t>{}
                                                : plan.values[id].dims);
       args.input_dtypes.push_back(id == kNoValue ? DType::kUndefined
-                                                 : graph_.values[id].dtype);
+                                  : half_weights_.count(id) ? DType::kF16
+                                                            : graph_.values[id].dtype);
     }
     for (ValueId id : node.outputs) {
       args.outputs.push_back(id == kNoValue ? BufferSlice{} : places[id]);

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "backends/backend.h"
@@ -119,6 +120,9 @@ class VulkanExecutable : public Executable {
   Graph graph_;
   std::map<std::string, int64_t> dim_bindings_;
   std::map<ValueId, std::unique_ptr<Allocation>> constants_;
+  // Weights stored as fp16 on the device (Device::fp16_weights); their
+  // kernels see them as kF16.
+  std::set<ValueId> half_weights_;
   mutable std::mutex mutex_;  // one run at a time; guards prepared_
   mutable std::map<std::vector<std::vector<int64_t>>, std::shared_ptr<Prepared>>
       prepared_;

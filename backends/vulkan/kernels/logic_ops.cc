@@ -1,8 +1,8 @@
 // Ops around bools: And, Or, Xor, Not; Where (f32, i32, i64 values), the
-// comparisons Equal,
-// Less, Greater, LessOrEqual, GreaterOrEqual (f32, i32, i64 into bool) and
-// Cast and CastLike between f32, i32, i64 and bool. Bools are bytes (dtype_size
-// 1); the shaders read them out of 32-bit words and write whole words of 4.
+// comparisons Equal, Less, Greater, LessOrEqual, GreaterOrEqual (f32, i32,
+// i64 into bool) and Cast and CastLike between f32, i32, i64, bool and f16.
+// Bools are bytes (dtype_size 1) and halves 2 bytes; the shaders read them
+// out of 32-bit words and write whole words of 4 bools or 2 halves.
 #include <map>
 
 #include "backends/vulkan/kernels/kernel_util.h"
@@ -68,19 +68,25 @@ Status record_compare(uint32_t code, const NodeArgs& args, Recorder& recorder) {
   return recorder.dispatch(dispatch);
 }
 
+// shaders/cast.comp's dtype codes: dtype_code's, and 4 for f16.
+uint32_t cast_code(DType dtype) {
+  return dtype == DType::kF16 ? 4u : static_cast<uint32_t>(dtype_code(dtype));
+}
+
 Status record_cast(const NodeArgs& args, Recorder& recorder) {
   int64_t count = element_count(args.output_dims[0]);
-  int to = dtype_code(args.output_dtypes[0]);
+  uint32_t to = cast_code(args.output_dtypes[0]);
+  // Bools are written 4 to a word, halves 2.
+  int64_t per_word = to == 3 ? 4 : to == 4 ? 2 : 1;
   Dispatch dispatch;
   dispatch.shader = "cast";
-  dispatch.specialization = {
-      kLocalSize, static_cast<uint32_t>(dtype_code(args.input_dtypes[0])),
-      static_cast<uint32_t>(to)};
+  dispatch.specialization = {kLocalSize, cast_code(args.input_dtypes[0]), to};
   dispatch.push_constants = push_bytes({static_cast<uint32_t>(count)});
   dispatch.reads = {args.inputs[0]};
   dispatch.writes = {args.outputs[0]};
   dispatch.groups =
-      groups_for(to == 3 ? (count + 3) / 4 : count, recorder.limits());
+      groups_for((count + per_word - 1) / per_word, recorder.limits());
+  if (count == 0) return Status::ok();
   return recorder.dispatch(dispatch);
 }
 
@@ -121,7 +127,9 @@ Status dtype_in(const Graph& graph, const Node& node, ValueId id,
   }
   return unsupported("{}: '{}' is {}; the Vulkan kernel takes f32, i32, i64{}",
                      node.label(), graph.value(id).name, dtype_name(dtype),
-                     allowed.size() > 3 ? " or bool" : "");
+                     allowed.size() > 4   ? ", bool or f16"
+                     : allowed.size() > 3 ? " or bool"
+                                          : "");
 }
 
 Status supports_where(const Graph& graph, const Node& node,
@@ -141,7 +149,7 @@ Status supports_compare(const Graph& graph, const Node& node,
 Status supports_cast(const Graph& graph, const Node& node,
                      const DeviceLimits&) {
   std::initializer_list<DType> allowed = {DType::kF32, DType::kI32, DType::kI64,
-                                          DType::kBool};
+                                          DType::kBool, DType::kF16};
   SEQRT_RETURN_IF_ERROR(dtype_in(graph, node, node.inputs[0], allowed));
   return dtype_in(graph, node, node.outputs[0], allowed);
 }

@@ -1,8 +1,9 @@
 // MatMul (batched, broadcast batch dims, 1-D operands), Gemm (transposes,
 // alpha/beta, C broadcast) and seqrt::Linear (bias and activation) through
-// one tiled fp32 GEMM (shaders/
-// matmul.comp). Operands are read through strides, so transposes and
-// broadcasts cost no copies.
+// one tiled fp32 GEMM (shaders/matmul_body.glsl). Operands are read through
+// strides, so transposes and broadcasts cost no copies. B may be a weight
+// the executable stores as fp16 (graph/passes/half_weights.h,
+// SEQRT_VULKAN_FP16_WEIGHTS), read by matmul_f16w.comp.
 #include <algorithm>
 
 #include "backends/vulkan/kernels/kernel_util.h"
@@ -43,7 +44,8 @@ Status record_gemm(const Gemm& g, const NodeArgs& args, const BufferSlice& bias,
     }
   }
   Dispatch dispatch;
-  dispatch.shader = "matmul";
+  dispatch.shader =
+      args.input_dtypes[1] == DType::kF16 ? "matmul_f16w" : "matmul";
   dispatch.specialization = {bias.empty() ? 0u : 1u, g.activation};
   dispatch.push_constants = words_to_bytes(words);
   // Without a bias the shader's binding 2 is never read; A stands in.

@@ -1,8 +1,10 @@
 #version 450
-// Cast between f32, i32, i64 (low and high words) and bool (bytes). Each
-// invocation makes one element, or the 4 bools of one word so that no two
-// invocations write the same word. Codes for FROM and TO: 0 f32, 1 i32,
-// 2 i64, 3 bool. Float to integer truncates toward zero.
+// Cast between f32, i32, i64 (low and high words), bool (bytes) and f16
+// (halves, read and written in 32-bit words, so no 16-bit storage is
+// needed). Each invocation makes one element, or the 4 bools or 2 halves of
+// one word so that no two invocations write the same word. Codes for FROM
+// and TO: 0 f32, 1 i32, 2 i64, 3 bool, 4 f16. Float to integer truncates
+// toward zero; float to f16 rounds to nearest even.
 #include "common.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint FROM = 0;
@@ -16,12 +18,13 @@ float as_float(uint i) {
   if (FROM == 0) return uintBitsToFloat(x[i]);
   if (FROM == 1) return float(int(x[i]));
   if (FROM == 2) return i64_to_float(x[2 * i], x[2 * i + 1]);
+  if (FROM == 4) return half_bits_to_float(x[i >> 1] >> ((i & 1u) * 16u));
   return float(BOOL_AT(x, i));
 }
 
 // ... and as an int64 (low, high) for integer targets.
 uvec2 as_i64(uint i) {
-  if (FROM == 0) return float_to_i64(trunc(uintBitsToFloat(x[i])));
+  if (FROM == 0 || FROM == 4) return float_to_i64(trunc(as_float(i)));
   if (FROM == 1) return uvec2(x[i], int(x[i]) < 0 ? 0xffffffffu : 0u);
   if (FROM == 2) return uvec2(x[2 * i], x[2 * i + 1]);
   return uvec2(BOOL_AT(x, i), 0u);
@@ -42,6 +45,13 @@ void main() {
       if (as_bool(i * 4 + k)) packed |= 1u << (8 * k);
     }
     y[i] = packed;
+    return;
+  }
+  if (TO == 4) {
+    if (i * 2 >= p.count) return;
+    uint low = float_to_half_bits(as_float(i * 2));
+    uint high = i * 2 + 1 < p.count ? float_to_half_bits(as_float(i * 2 + 1)) : 0u;
+    y[i] = low | (high << 16);
     return;
   }
   if (i >= p.count) return;
