@@ -320,6 +320,8 @@ void Device::read_limits(const VulkanOptions& options) {
     limits_.subgroup_arithmetic = false;
   }
   if (options.disable_fp16_storage) limits_.fp16_storage = false;
+  limits_.gemv = !options.disable_gemv &&
+                 env_or_empty("SEQRT_VULKAN_NO_GEMV") != "1";
   limits_.max_storage_buffer_range = l.maxStorageBufferRange;
   limits_.storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
 

@@ -34,6 +34,9 @@ struct DeviceLimits {
   uint64_t max_storage_buffer_range = 0;  // bytes one binding may span
   uint64_t storage_buffer_offset_alignment = 0;
   bool fp16_storage = false;
+  // Single-row products (M = 1) by the GEMV shader rather than the tiled
+  // GEMM (off: VulkanOptions::disable_gemv, SEQRT_VULKAN_NO_GEMV=1).
+  bool gemv = true;
 };
 
 // A tensor's place on the device: a range of one buffer (offset aligned).

@@ -4,6 +4,7 @@
 
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "graph/passes/expand_einsum.h"
 #include "graph/passes/expand_runge_kutta.h"
 #include "graph/passes/expand_variadic.h"
 #include "graph/verifier.h"
@@ -58,8 +59,51 @@ Status variadic_supported(const Graph& graph, const Node& node,
   return Status::ok();
 }
 
+// Einsum of three or more operands runs as a chain of two-operand Einsums
+// (expand_einsum at compile): the node alone, with its inputs' types, is
+// written out and every step checked.
+Status einsum_chain_supported(const Graph& graph, const Node& node,
+                              const vulkan::DeviceLimits& limits) {
+  Graph part;
+  Node alone = node;
+  for (ValueId& id : alone.inputs) {
+    if (id == kNoValue) continue;
+    ValueId copy = part.add_value(graph.value(id));
+    part.inputs.push_back(copy);
+    id = copy;
+  }
+  for (ValueId& id : alone.outputs) {
+    if (id == kNoValue) continue;
+    id = part.add_value(graph.value(id));
+    part.outputs.push_back(id);
+  }
+  part.nodes.push_back(alone);
+  SEQRT_ASSIGN_OR_RETURN(bool expanded, expand_einsum(part));
+  if (!expanded) {
+    return unsupported("{}: its equation cannot be split into two-operand "
+                       "steps",
+                       node.label());
+  }
+  Status typed = infer_graph(part);
+  if (!typed.is_ok()) {
+    return unsupported("{}: as two-operand steps: {}", node.label(),
+                       typed.message());
+  }
+  for (const Node& step : part.nodes) {
+    Status status = node_supported(part, step, limits);
+    if (!status.is_ok()) {
+      return unsupported("{}: as two-operand steps: {}", node.label(),
+                         status.message());
+    }
+  }
+  return Status::ok();
+}
+
 Status node_supported(const Graph& graph, const Node& node,
                       const vulkan::DeviceLimits& limits) {
+  if (is_einsum_to_expand(node)) {
+    return einsum_chain_supported(graph, node, limits);
+  }
   if (node.domain == kSeqrtDomain && node.op == "RungeKutta") {
     return runge_kutta_supported(graph, node, limits);
   }
@@ -88,12 +132,14 @@ Status node_supported(const Graph& graph, const Node& node,
 }
 
 // The graph with the nodes that run as other ops written out: RungeKutta as
-// its stages, variadic elementwise ops as two-input chains.
+// its stages, variadic elementwise ops as two-input chains, Einsums of
+// three or more operands as two-operand steps.
 Result<Graph> lower_for_vulkan(const Graph& given) {
   Graph graph = given;
   SEQRT_ASSIGN_OR_RETURN(bool stages, expand_runge_kutta(graph));
   SEQRT_ASSIGN_OR_RETURN(bool chains, expand_variadic(graph));
-  if (stages || chains) SEQRT_RETURN_IF_ERROR(infer_graph(graph));
+  SEQRT_ASSIGN_OR_RETURN(bool steps, expand_einsum(graph));
+  if (stages || chains || steps) SEQRT_RETURN_IF_ERROR(infer_graph(graph));
   return graph;
 }
 

@@ -1,10 +1,13 @@
 // MatMul (batched, broadcast batch dims, 1-D operands), Gemm (transposes,
 // alpha/beta, C broadcast) and seqrt::Linear (bias and activation) through
 // one tiled fp32 GEMM (shaders/matmul_body.glsl). Operands are read through
-// strides, so transposes and broadcasts cost no copies. B may be a weight
+// strides, so transposes and broadcasts cost no copies; a single row (M = 1,
+// decode) goes to the GEMV shader (gemv_body.glsl). B may be a weight
 // the executable stores as fp16 (graph/passes/half_weights.h,
 // SEQRT_VULKAN_FP16_WEIGHTS), read by matmul_f16w.comp.
 #include <algorithm>
+
+#include <fmt/format.h>
 
 #include "backends/vulkan/kernels/kernel_util.h"
 
@@ -12,6 +15,9 @@ namespace seqrt::vulkan {
 namespace {
 
 constexpr int64_t kTile = 64;
+// Output columns per GEMV workgroup (shaders/gemv_body.glsl), by K_INNER.
+constexpr int64_t kGemvColumns = 32;
+constexpr int64_t kGemvColumnsKInner = 8;
 constexpr int kMaxBatchRank = 4;
 
 // One GEMM problem as the shader's push constants see it.
@@ -19,12 +25,40 @@ struct Gemm {
   int64_t m = 1, n = 1, k = 1;
   int64_t a_m = 0, a_k = 0, b_k = 0, b_n = 0, c_m = 0, c_n = 0;
   float alpha = 1.0f, beta = 0.0f;
-  uint32_t activation = 0;  // shaders/matmul.comp ACT
+  uint32_t activation = 0;  // shaders/gemm_common.glsl ACT
   std::vector<int64_t> batch_dims, a_batch, b_batch;
+  BufferSlice bias;  // empty: none
 };
 
-Status record_gemm(const Gemm& g, const NodeArgs& args, const BufferSlice& bias,
-                   Recorder& recorder) {
+// KernelTiling::constants of a product: the path and GEMV's K_INNER.
+enum Path : uint32_t { kTiledGemm = 0, kGemv = 1 };
+
+// The tiled GEMM, or for a single row the GEMV, under the device's limits.
+KernelTiling plan_gemm(const Gemm& g, const DeviceLimits& limits) {
+  // K_INNER when B's k is the adjacent dimension (Gemm transB), so that
+  // neighbouring invocations read neighbouring values.
+  const uint32_t k_inner = g.b_k == 1 && (g.b_n != 1 || g.n == 1) ? 1 : 0;
+  const int64_t columns = k_inner ? kGemvColumnsKInner : kGemvColumns;
+  const int64_t groups = (g.n + columns - 1) / columns;
+  KernelTiling tiling;
+  tiling.shared_limit = limits.shared_memory_bytes;
+  if (limits.gemv && g.m == 1 && groups <= limits.max_group_count[0]) {
+    tiling.summary = fmt::format(
+        "GEMV: {} columns per workgroup, {} partial sums each", columns,
+        256 / columns);
+    tiling.shared_bytes = 256 * 4;
+    tiling.constants = {kGemv, k_inner};
+  } else {
+    tiling.summary = "tiled GEMM: 64x64 outputs per workgroup, K in steps "
+                     "of 16";
+    tiling.shared_bytes = 2 * 16 * 64 * 4;
+    tiling.constants = {kTiledGemm, 0};
+  }
+  return tiling;
+}
+
+Status record_gemm(const Gemm& g, const NodeArgs& args,
+                   const KernelTiling& tiling, Recorder& recorder) {
   if (g.batch_dims.size() > kMaxBatchRank) {
     return unsupported("{}: {} batch dims; the Vulkan MatMul takes at most {}",
                        args.node->label(), g.batch_dims.size(), kMaxBatchRank);
@@ -43,10 +77,15 @@ Status record_gemm(const Gemm& g, const NodeArgs& args, const BufferSlice& bias,
                           : 1);
     }
   }
+  const bool half = args.input_dtypes[1] == DType::kF16;
+  const bool gemv = tiling.constants.at(0) == kGemv;
+  const uint32_t k_inner = tiling.constants.at(1);
+  const BufferSlice& bias = g.bias;
   Dispatch dispatch;
   dispatch.shader =
-      args.input_dtypes[1] == DType::kF16 ? "matmul_f16w" : "matmul";
+      std::string(gemv ? "gemv" : "matmul") + (half ? "_f16w" : "");
   dispatch.specialization = {bias.empty() ? 0u : 1u, g.activation};
+  if (gemv) dispatch.specialization.push_back(k_inner);
   dispatch.push_constants = words_to_bytes(words);
   // Without a bias the shader's binding 2 is never read; A stands in.
   dispatch.reads = {args.inputs[0], args.inputs[1],
@@ -55,12 +94,17 @@ Status record_gemm(const Gemm& g, const NodeArgs& args, const BufferSlice& bias,
   dispatch.groups = {static_cast<uint32_t>((g.n + kTile - 1) / kTile),
                      static_cast<uint32_t>((g.m + kTile - 1) / kTile),
                      static_cast<uint32_t>(element_count(g.batch_dims))};
+  if (gemv) {
+    const int64_t columns = k_inner ? kGemvColumnsKInner : kGemvColumns;
+    dispatch.groups[0] = static_cast<uint32_t>((g.n + columns - 1) / columns);
+    dispatch.groups[1] = 1;
+  }
   if (g.m == 0 || g.n == 0) return Status::ok();
   if (g.k == 0) return recorder.fill(args.outputs[0], 0);
   return recorder.dispatch(dispatch);
 }
 
-Status record_matmul(const NodeArgs& args, Recorder& recorder) {
+Result<Gemm> matmul_problem(const NodeArgs& args) {
   std::vector<int64_t> a = args.input_dims[0];
   std::vector<int64_t> b = args.input_dims[1];
   // ONNX promotes a 1-D A to (1, K) and a 1-D B to (K, 1).
@@ -90,10 +134,10 @@ Status record_matmul(const NodeArgs& args, Recorder& recorder) {
   g.b_batch = broadcast_strides(b_batch, g.batch_dims);
   for (auto& s : g.a_batch) s *= g.m * g.k;
   for (auto& s : g.b_batch) s *= g.k * g.n;
-  return record_gemm(g, args, BufferSlice{}, recorder);
+  return g;
 }
 
-Status record_onnx_gemm(const NodeArgs& args, Recorder& recorder) {
+Result<Gemm> onnx_gemm_problem(const NodeArgs& args) {
   const Node& node = *args.node;
   const std::vector<int64_t>& a = args.input_dims[0];
   const std::vector<int64_t>& b = args.input_dims[1];
@@ -110,19 +154,18 @@ Status record_onnx_gemm(const NodeArgs& args, Recorder& recorder) {
   g.b_n = trans_b ? g.k : 1;
   g.alpha = float_attr(node, "alpha", 1.0f);
   g.beta = float_attr(node, "beta", 1.0f);
-  BufferSlice bias;
   if (args.inputs.size() > 2 && !args.inputs[2].empty()) {
-    bias = args.inputs[2];
+    g.bias = args.inputs[2];
     std::vector<int64_t> c = broadcast_strides(args.input_dims[2], {g.m, g.n});
     g.c_m = c[0];
     g.c_n = c[1];
   }
-  return record_gemm(g, args, bias, recorder);
+  return g;
 }
 
 // seqrt::Linear: X (..., K) as (M, K) times W (K, N), bias B (N) broadcast
 // over rows, then the activation.
-Status record_linear(const NodeArgs& args, Recorder& recorder) {
+Result<Gemm> linear_problem(const NodeArgs& args) {
   const std::vector<int64_t>& x = args.input_dims[0];
   const std::vector<int64_t>& w = args.input_dims[1];
   const Attribute* act = args.node->attr("activation");
@@ -144,12 +187,11 @@ Status record_linear(const NodeArgs& args, Recorder& recorder) {
   g.b_n = 1;
   g.beta = 1.0f;
   g.activation = static_cast<uint32_t>(found - codes.begin());
-  BufferSlice bias;
   if (args.inputs.size() > 2 && !args.inputs[2].empty()) {
-    bias = args.inputs[2];
+    g.bias = args.inputs[2];
     g.c_n = 1;
   }
-  return record_gemm(g, args, bias, recorder);
+  return g;
 }
 
 Status supports_f32(const Graph& graph, const Node& node, const DeviceLimits&) {
@@ -159,18 +201,24 @@ Status supports_f32(const Graph& graph, const Node& node, const DeviceLimits&) {
 }  // namespace
 
 void register_matmul_kernels(KernelTable& table) {
-  table.add({kOnnxDomain, "MatMul", supports_f32, nullptr,
-             [](const NodeArgs& args, const KernelTiling&, Recorder& r) {
-               return record_matmul(args, r);
-             }});
-  table.add({kSeqrtDomain, "Linear", supports_f32, nullptr,
-             [](const NodeArgs& args, const KernelTiling&, Recorder& r) {
-               return record_linear(args, r);
-             }});
-  table.add({kOnnxDomain, "Gemm", supports_f32, nullptr,
-             [](const NodeArgs& args, const KernelTiling&, Recorder& r) {
-               return record_onnx_gemm(args, r);
-             }});
+  using Problem = Result<Gemm> (*)(const NodeArgs&);
+  auto add = [&](const char* domain, const char* op, Problem problem) {
+    table.add(
+        {domain, op, supports_f32,
+         [problem](const NodeArgs& args,
+                   const DeviceLimits& limits) -> Result<KernelTiling> {
+           SEQRT_ASSIGN_OR_RETURN(Gemm g, problem(args));
+           return plan_gemm(g, limits);
+         },
+         [problem](const NodeArgs& args, const KernelTiling& tiling,
+                   Recorder& r) -> Status {
+           SEQRT_ASSIGN_OR_RETURN(Gemm g, problem(args));
+           return record_gemm(g, args, tiling, r);
+         }});
+  };
+  add(kOnnxDomain, "MatMul", matmul_problem);
+  add(kSeqrtDomain, "Linear", linear_problem);
+  add(kOnnxDomain, "Gemm", onnx_gemm_problem);
 }
 
 }  // namespace seqrt::vulkan

@@ -140,6 +140,16 @@ void add_einsum_cases(std::vector<OpCase>& cases) {
                  rand(DType::kF16, {3, 4}, 80)},
                 eq("ni,ij,nj->n")),
       1e-2));
+  cases.push_back(make_case(
+      op, "chain_four",
+      {rand(DType::kF32, {2, 3, 4}, 86), rand(DType::kF32, {4, 5}, 87),
+       rand(DType::kF32, {5, 3}, 88), rand(DType::kF32, {3}, 89)},
+      eq("bij,jk,kl,l->bi")));
+  cases.push_back(make_case(
+      op, "three_with_diagonal_and_ellipsis",
+      {rand(DType::kF32, {3, 3}, 90), rand(DType::kF32, {2, 3, 4}, 91),
+       rand(DType::kF32, {4, 2}, 92)},
+      eq("ii,...ij,jk->...k")));
   cases.push_back(
       make_case(op, "i64_matvec",
                 {rand(DType::kI64, {3, 4}, 81), rand(DType::kI64, {4}, 82)},
