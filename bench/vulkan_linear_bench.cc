@@ -1,17 +1,15 @@
 // One decode step of a linear layer (x of one row times a K x N weight, bias
 // and SiLU) on the Vulkan backend: the tiled GEMM, the GEMV shader, and the
 // GEMV with the weight stored as fp16, beside the CPU backend on the same
-// inputs in the same iterations. The reported time is Vulkan's (whole
-// Executable::run: upload, the recorded command buffer, download);
-// `cpu_ms` and `vulkan_over_cpu` compare, and `weight_mib` is what the
-// weight occupies on the device. Without a Vulkan device every benchmark is
-// skipped with the reason.
+// inputs in the same iterations (time_against_cpu); `weight_mib` is what
+// the weight occupies on the device. Without a Vulkan device every
+// benchmark is skipped with the reason.
 #include <benchmark/benchmark.h>
 
-#include <chrono>
 #include <string>
 
 #include "backends/vulkan/vulkan_backend.h"
+#include "bench/vulkan_bench_util.h"
 #include "graph/builder.h"
 #include "graph/random_tensor.h"
 #include "ops/infer_graph.h"
@@ -63,33 +61,7 @@ void BM_DecodeLinear(benchmark::State& state) {
     return state.SkipWithError(failed.to_string().c_str());
   }
   const std::vector<Tensor> inputs = {random_uniform_f32({1, k}, 3)};
-  // Warm-up: the first Vulkan run records the command buffer.
-  for (auto* executable : {on_vulkan->get(), on_cpu->get()}) {
-    auto warm = executable->run(inputs);
-    if (!warm.is_ok())
-      return state.SkipWithError(warm.status().to_string().c_str());
-  }
-  using Clock = std::chrono::steady_clock;
-  double vulkan_s = 0, cpu_s = 0;
-  for (auto _ : state) {
-    auto t0 = Clock::now();
-    auto got = (*on_vulkan)->run(inputs);
-    auto t1 = Clock::now();
-    auto want = (*on_cpu)->run(inputs);
-    auto t2 = Clock::now();
-    if (!got.is_ok() || !want.is_ok()) {
-      const Status& failed = got.is_ok() ? want.status() : got.status();
-      return state.SkipWithError(failed.to_string().c_str());
-    }
-    benchmark::DoNotOptimize(got->front().data());
-    const double v = std::chrono::duration<double>(t1 - t0).count();
-    vulkan_s += v;
-    cpu_s += std::chrono::duration<double>(t2 - t1).count();
-    state.SetIterationTime(v);
-  }
-  const double iterations = static_cast<double>(state.iterations());
-  state.counters["cpu_ms"] = 1e3 * cpu_s / iterations;
-  state.counters["vulkan_over_cpu"] = vulkan_s / cpu_s;
+  time_against_cpu(state, **on_vulkan, **on_cpu, inputs);
   state.counters["weight_mib"] = static_cast<double>(k * n) *
                                  (variant == kGemvFp16 ? 2 : 4) /
                                  (1024.0 * 1024.0);

@@ -7,10 +7,10 @@
 // without a Vulkan device every benchmark is skipped with the reason.
 #include <benchmark/benchmark.h>
 
-#include <chrono>
 #include <functional>
 #include <string>
 
+#include "bench/vulkan_bench_util.h"
 #include "graph/builder.h"
 #include "graph/random_tensor.h"
 #include "ops/infer_graph.h"
@@ -83,34 +83,7 @@ void run_both(benchmark::State& state, const Spec& spec, const Ranges& range) {
     inputs.push_back(
         uniform(spec.dims[i], static_cast<uint32_t>(i + 1), lo, hi));
   }
-  // Warm-up: the first Vulkan run records the command buffer.
-  for (auto* executable : {on_vulkan->get(), on_cpu->get()}) {
-    auto warm = executable->run(inputs);
-    if (!warm.is_ok())
-      return state.SkipWithError(warm.status().to_string().c_str());
-  }
-  using Clock = std::chrono::steady_clock;
-  double vulkan_s = 0, cpu_s = 0;
-  for (auto _ : state) {
-    auto t0 = Clock::now();
-    auto got = (*on_vulkan)->run(inputs);
-    auto t1 = Clock::now();
-    auto want = (*on_cpu)->run(inputs);
-    auto t2 = Clock::now();
-    if (!got.is_ok() || !want.is_ok()) {
-      const Status& failed = got.is_ok() ? want.status() : got.status();
-      return state.SkipWithError(failed.to_string().c_str());
-    }
-    benchmark::DoNotOptimize(got->front().data());
-    const double v = std::chrono::duration<double>(t1 - t0).count();
-    vulkan_s += v;
-    cpu_s += std::chrono::duration<double>(t2 - t1).count();
-    state.SetIterationTime(v);
-  }
-  const double n = static_cast<double>(state.iterations());
-  state.counters["vulkan_ms"] = 1e3 * vulkan_s / n;
-  state.counters["cpu_ms"] = 1e3 * cpu_s / n;
-  state.counters["vulkan_over_cpu"] = vulkan_s / cpu_s;
+  time_against_cpu(state, **on_vulkan, **on_cpu, inputs);
 }
 
 std::pair<float, float> unit(size_t) { return {-1.0f, 1.0f}; }

@@ -67,18 +67,9 @@ TEST(VulkanFp16Weights, MatchTheReferenceWithRoundedWeights) {
   auto reference =
       create_reference_backend()->compile(products(true), CompileOptions{});
   ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
-  Tensor x = random_uniform_f32({kRows, kIn}, 6);
-  auto want = (*reference)->run({x});
-  auto got = (*compiled)->run({x});
-  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
-  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
-  const Tensor& w = (*want)[0];
-  const Tensor& y = (*got)[0];
-  ASSERT_EQ(w.dims(), y.dims());
-  for (int64_t i = 0; i < w.num_elements(); ++i) {
-    double v = w.element_f64(i);
-    EXPECT_NEAR(y.element_f64(i), v, 1e-4 + 1e-4 * std::abs(v)) << i;
-  }
+  testing::expect_first_outputs_close(
+      **reference, **compiled, {random_uniform_f32({kRows, kIn}, 6)}, 1e-4,
+      1e-4);
   EXPECT_EQ(device_of(*backend)->validation_messages(), 0) << fmt::format(
       "{}", fmt::join(device_of(*backend)->validation_log(), "\n"));
 }

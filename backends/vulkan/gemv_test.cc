@@ -92,17 +92,8 @@ void check_products(const VulkanOptions& options, const std::string& path) {
       inputs.push_back(random_uniform_f32(p.input_dims[i],
                                           static_cast<uint32_t>(10 + i)));
     }
-    auto want = (*expected)->run(inputs);
-    auto got = (*compiled)->run(inputs);
-    ASSERT_TRUE(want.is_ok()) << want.status().to_string();
-    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
-    const Tensor& w = (*want)[0];
-    const Tensor& y = (*got)[0];
-    ASSERT_EQ(w.dims(), y.dims());
-    for (int64_t i = 0; i < w.num_elements(); ++i) {
-      double v = w.element_f64(i);
-      EXPECT_NEAR(y.element_f64(i), v, 1e-5 + 1e-5 * std::abs(v)) << i;
-    }
+    testing::expect_first_outputs_close(**expected, **compiled, inputs, 1e-5,
+                                        1e-5);
     auto plan = (*compiled)->kernel_plan({});
     ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
     ASSERT_EQ(plan->size(), 1u);

@@ -2,9 +2,11 @@
 // layers on, or a visible skip where Vulkan is missing.
 #pragma once
 
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -28,6 +30,25 @@ inline std::unique_ptr<Backend> open_backend(std::string& why,
     return nullptr;
   }
   return std::move(backend).value();
+}
+
+// Runs `inputs` through `want` (a reference) and `got` and expects output 0
+// of both to agree within atol + rtol * |want|.
+inline void expect_first_outputs_close(const Executable& want,
+                                       const Executable& got,
+                                       const std::vector<Tensor>& inputs,
+                                       double atol, double rtol) {
+  auto expected = want.run(inputs);
+  auto actual = got.run(inputs);
+  ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
+  ASSERT_TRUE(actual.is_ok()) << actual.status().to_string();
+  const Tensor& w = (*expected)[0];
+  const Tensor& y = (*actual)[0];
+  ASSERT_EQ(w.dims(), y.dims());
+  for (int64_t i = 0; i < w.num_elements(); ++i) {
+    double v = w.element_f64(i);
+    EXPECT_NEAR(y.element_f64(i), v, atol + rtol * std::abs(v)) << "at " << i;
+  }
 }
 
 }  // namespace seqrt::vulkan::testing
