@@ -144,31 +144,10 @@ TEST_F(VulkanLinearAttention, ChunkedFormMatchesReferenceAtEveryLimit) {
 }
 
 TEST_F(VulkanLinearAttention, ChunkedEqualsRecurrent) {
-  auto device = open_device({32, true});
-  ASSERT_TRUE(device.is_ok());
   const Sizes s{2, 270, 2, 1, 8, 8};
-  const std::vector<Tensor> in = inputs(s, true, true, 63);
-  const AttrMap attrs = attrs_for("gated", s);
-  auto want = scan_testing::run_op(kOnnxDomain, "LinearAttention", in, attrs);
-  ASSERT_TRUE(want.is_ok());
-  auto chunked =
-      run_on_device(*device, kOnnxDomain, "LinearAttention", in, attrs, *want);
-  ASSERT_TRUE(chunked.is_ok()) << chunked.status().to_string();
-  ASSERT_TRUE(is_chunked_linear_attention(chunked->tiling));
-  EXPECT_EQ(chunked->dispatches, 3);
-  DeviceLimits no_chunks = (*device)->limits();
-  no_chunks.max_storage_buffer_range = 64;
-  sequence_testing::RunOptions options;
-  options.plan_limits = &no_chunks;
-  auto recurrent = run_on_device(*device, kOnnxDomain, "LinearAttention", in,
-                                 attrs, *want, options);
-  ASSERT_TRUE(recurrent.is_ok()) << recurrent.status().to_string();
-  ASSERT_FALSE(is_chunked_linear_attention(recurrent->tiling));
-  for (size_t i = 0; i < 2; ++i) {
-    scan_testing::expect_close(chunked->outputs[i], recurrent->outputs[i], 1e-4,
-                               "output " + std::to_string(i));
-  }
-  EXPECT_EQ((*device)->validation_messages(), 0);
+  sequence_testing::expect_chunked_equals_recurrent(
+      kOnnxDomain, "LinearAttention", inputs(s, true, true, 63),
+      attrs_for("gated", s), is_chunked_linear_attention, 3, 1e-4);
 }
 
 TEST_F(VulkanLinearAttention, MissingGateIsAnError) {

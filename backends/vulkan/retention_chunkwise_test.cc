@@ -89,30 +89,9 @@ TEST_F(VulkanRetentionChunkwise, MatchesReferenceAtEveryLimit) {
 }
 
 TEST_F(VulkanRetentionChunkwise, EqualsTheRecurrentKernel) {
-  auto device = open_device({32, true});
-  ASSERT_TRUE(device.is_ok());
-  const std::vector<Tensor> in = retention_inputs(1, 2, 257, 16, 16);
-  auto want = scan_testing::run_op(kSeqrtDomain, "Retention", in, {});
-  ASSERT_TRUE(want.is_ok());
-  auto chunked =
-      run_on_device(*device, kSeqrtDomain, "Retention", in, {}, *want);
-  ASSERT_TRUE(chunked.is_ok()) << chunked.status().to_string();
-  ASSERT_TRUE(is_chunkwise_retention(chunked->tiling));
-  EXPECT_EQ(chunked->dispatches, 3);
-  // The recurrent kernel, planned as if the device allowed no chunk.
-  DeviceLimits no_chunks = (*device)->limits();
-  no_chunks.max_storage_buffer_range = 64;
-  sequence_testing::RunOptions options;
-  options.plan_limits = &no_chunks;
-  auto recurrent =
-      run_on_device(*device, kSeqrtDomain, "Retention", in, {}, *want, options);
-  ASSERT_TRUE(recurrent.is_ok()) << recurrent.status().to_string();
-  ASSERT_FALSE(is_chunkwise_retention(recurrent->tiling));
-  for (size_t i = 0; i < 2; ++i) {
-    scan_testing::expect_close(chunked->outputs[i], recurrent->outputs[i], 1e-4,
-                               "output " + std::to_string(i));
-  }
-  EXPECT_EQ((*device)->validation_messages(), 0);
+  sequence_testing::expect_chunked_equals_recurrent(
+      kSeqrtDomain, "Retention", retention_inputs(1, 2, 257, 16, 16), {},
+      is_chunkwise_retention, 3, 1e-4);
 }
 
 }  // namespace

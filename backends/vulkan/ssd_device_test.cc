@@ -105,28 +105,9 @@ TEST_F(VulkanSsd, ChunkedFormMatchesReferenceAtEveryLimit) {
 }
 
 TEST_F(VulkanSsd, ChunkedEqualsRecurrent) {
-  auto device = open_device({32, true});
-  ASSERT_TRUE(device.is_ok());
-  const std::vector<Tensor> in = ssd_inputs(2, 270, 2, 8, 1, 16, true);
-  auto want = scan_testing::run_op(kSeqrtDomain, "SSD", in, {});
-  ASSERT_TRUE(want.is_ok());
-  auto chunked = run_on_device(*device, kSeqrtDomain, "SSD", in, {}, *want);
-  ASSERT_TRUE(chunked.is_ok()) << chunked.status().to_string();
-  ASSERT_TRUE(is_chunked_ssd(chunked->tiling));
-  EXPECT_EQ(chunked->dispatches, 3);
-  DeviceLimits no_chunks = (*device)->limits();
-  no_chunks.max_storage_buffer_range = 64;
-  sequence_testing::RunOptions options;
-  options.plan_limits = &no_chunks;
-  auto recurrent =
-      run_on_device(*device, kSeqrtDomain, "SSD", in, {}, *want, options);
-  ASSERT_TRUE(recurrent.is_ok()) << recurrent.status().to_string();
-  ASSERT_FALSE(is_chunked_ssd(recurrent->tiling));
-  for (size_t i = 0; i < 2; ++i) {
-    scan_testing::expect_close(chunked->outputs[i], recurrent->outputs[i], 2e-4,
-                               "output " + std::to_string(i));
-  }
-  EXPECT_EQ((*device)->validation_messages(), 0);
+  sequence_testing::expect_chunked_equals_recurrent(
+      kSeqrtDomain, "SSD", ssd_inputs(2, 270, 2, 8, 1, 16, true), {},
+      is_chunked_ssd, 3, 2e-4);
 }
 
 TEST_F(VulkanSsd, BadShapesAreErrors) {

@@ -47,12 +47,6 @@ Status require_input(const Graph& graph, const Node& node, size_t index,
                      DType dtype);
 // kUnsupported unless every output is `dtype`.
 Status require_outputs(const Graph& graph, const Node& node, DType dtype);
-// 32-bit words per element, or 0 when the dtype is not a whole number of
-// words (bool, f16...).
-uint32_t element_words(DType dtype);
-// The dtype codes of shaders/cast.comp and friends: 0 f32, 1 i32, 2 i64,
-// 3 bool; -1 for the rest.
-int dtype_code(DType dtype);
 // kUnsupported unless input `index` is absent or a constant (kernels read
 // axes, pads and the like while recording).
 Status require_constant(const Graph& graph, const Node& node, size_t index);

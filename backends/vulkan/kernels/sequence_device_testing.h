@@ -189,6 +189,39 @@ inline void expect_parts_equal_whole(
   EXPECT_EQ(device->validation_messages(), 0);
 }
 
+// A chunked sequence op against its recurrent kernel on one device: `op`
+// planned as the device allows must be chunked (`is_chunked`, in
+// `dispatches` dispatches), planned as if no chunk fit it must not be, and
+// outputs 0 and 1 (tokens and final state) of the two must agree within
+// `tolerance`.
+inline void expect_chunked_equals_recurrent(
+    const std::string& domain, const std::string& op,
+    const std::vector<Tensor>& in, const AttrMap& attrs,
+    bool (*is_chunked)(const KernelTiling&), int dispatches,
+    double tolerance) {
+  auto device = open_device({32, true});
+  ASSERT_TRUE(device.is_ok());
+  auto want = scan_testing::run_op(domain, op, in, attrs);
+  ASSERT_TRUE(want.is_ok());
+  auto chunked = run_on_device(*device, domain, op, in, attrs, *want);
+  ASSERT_TRUE(chunked.is_ok()) << chunked.status().to_string();
+  ASSERT_TRUE(is_chunked(chunked->tiling));
+  EXPECT_EQ(chunked->dispatches, dispatches);
+  // A 64-byte binding range leaves no room for chunk states.
+  DeviceLimits no_chunks = (*device)->limits();
+  no_chunks.max_storage_buffer_range = 64;
+  RunOptions options;
+  options.plan_limits = &no_chunks;
+  auto recurrent = run_on_device(*device, domain, op, in, attrs, *want, options);
+  ASSERT_TRUE(recurrent.is_ok()) << recurrent.status().to_string();
+  ASSERT_FALSE(is_chunked(recurrent->tiling));
+  for (size_t i = 0; i < 2; ++i) {
+    scan_testing::expect_close(chunked->outputs[i], recurrent->outputs[i],
+                               tolerance, "output " + std::to_string(i));
+  }
+  EXPECT_EQ((*device)->validation_messages(), 0);
+}
+
 // A fixture for tests that need a Vulkan device: skips (with the reason)
 // where there is none.
 class DeviceTest : public testing::Test {
