@@ -3,6 +3,7 @@
 // samples, the three Titans blocks and the Austen demo (Mamba, attention with
 // a KV cache and Titans memory), fusion passes on as a user runs them.
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <ostream>
 #include <string>
@@ -81,9 +82,10 @@ void run_on(const std::string& backend, const SampleCase& sample,
       << sample.name << " on " << backend << ": " << run.err;
 }
 
-// Element-wise |vulkan - cpu| <= 1e-4 + 1e-3 |cpu|, integers exactly.
+// Element-wise |vulkan - cpu| <= atol + rtol |cpu|, integers exactly.
 void expect_outputs_match(const Graph& graph, const std::string& cpu_dir,
-                          const std::string& vulkan_dir) {
+                          const std::string& vulkan_dir, double atol = 1e-4,
+                          double rtol = 1e-3) {
   for (ValueId id : graph.outputs) {
     const std::string file = "/" + graph.value(id).name + ".npy";
     Result<Tensor> cpu = read_npy_file(cpu_dir + file);
@@ -99,7 +101,7 @@ void expect_outputs_match(const Graph& graph, const std::string& cpu_dir,
       const double diff = std::abs(vulkan->element_f64(i) - want);
       worst = std::max(worst, diff);
       const bool exact = !is_float(cpu->dtype());
-      if (exact ? diff != 0.0 : !(diff <= 1e-4 + 1e-3 * std::abs(want))) {
+      if (exact ? diff != 0.0 : !(diff <= atol + rtol * std::abs(want))) {
         ++mismatches;
       }
     }
@@ -121,23 +123,40 @@ const std::string& samples_dir() {
 
 class SamplesOnVulkan : public testing::TestWithParam<SampleCase> {};
 
-TEST_P(SamplesOnVulkan, MatchTheCpuBackend) {
-  Result<std::unique_ptr<Backend>> vulkan = create_backend("vulkan");
-  if (!vulkan.is_ok()) GTEST_SKIP() << vulkan.status().message();
-  const SampleCase& sample = GetParam();
+// Runs the sample on cpu and on vulkan (with SEQRT_VULKAN_FP16_WEIGHTS=1
+// when `fp16_weights`) and compares within atol + rtol |cpu|.
+void check_sample(const SampleCase& sample, bool fp16_weights, double atol,
+                  double rtol) {
   const std::string model = sample.model[0] == '/'
                                 ? sample.model
                                 : samples_dir() + "/" + sample.model;
   Result<Graph> graph = read_seqrt_file(model);
   ASSERT_TRUE(graph.is_ok()) << graph.status().message();
-  const std::string dir = samples_dir() + "/on_vulkan_" + sample.name;
+  const std::string dir = samples_dir() + "/on_vulkan_" + sample.name +
+                          (fp16_weights ? "_fp16" : "");
   for (const char* sub : {"", "/cpu", "/vulkan"}) {
     ASSERT_EQ(run_program("/bin/mkdir", {"-p", dir + sub}).exit_code, 0);
   }
   std::vector<std::string> inputs = write_inputs(*graph, sample, dir);
   run_on("cpu", sample, model, inputs, dir + "/cpu");
+  if (fp16_weights) setenv("SEQRT_VULKAN_FP16_WEIGHTS", "1", 1);
   run_on("vulkan", sample, model, inputs, dir + "/vulkan");
-  expect_outputs_match(*graph, dir + "/cpu", dir + "/vulkan");
+  unsetenv("SEQRT_VULKAN_FP16_WEIGHTS");
+  expect_outputs_match(*graph, dir + "/cpu", dir + "/vulkan", atol, rtol);
+}
+
+TEST_P(SamplesOnVulkan, MatchTheCpuBackend) {
+  Result<std::unique_ptr<Backend>> vulkan = create_backend("vulkan");
+  if (!vulkan.is_ok()) GTEST_SKIP() << vulkan.status().message();
+  check_sample(GetParam(), false, 1e-4, 1e-3);
+}
+
+// With the product weights stored as fp16 (each rounded by up to 2^-11 of
+// itself), the outputs stay within a few parts in a thousand.
+TEST_P(SamplesOnVulkan, MatchTheCpuBackendWithFp16Weights) {
+  Result<std::unique_ptr<Backend>> vulkan = create_backend("vulkan");
+  if (!vulkan.is_ok()) GTEST_SKIP() << vulkan.status().message();
+  check_sample(GetParam(), true, 1e-2, 1e-2);
 }
 
 std::vector<SampleCase> sample_cases() {
