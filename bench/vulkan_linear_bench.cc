@@ -1,5 +1,5 @@
-// One decode step of a linear layer (x of one row times a K x N weight, bias
-// and SiLU) on the Vulkan backend: the tiled GEMM, the GEMV shader, and the
+// One decode step of a linear layer (x of M rows, one per sequence decoded
+// together, times a K x N weight, bias and SiLU) on the Vulkan backend: the tiled GEMM, the GEMV shader, and the
 // GEMV with the weight stored as fp16, beside the CPU backend on the same
 // inputs in the same iterations (time_against_cpu); `weight_mib` is what
 // the weight occupies on the device. Without a Vulkan device every
@@ -20,9 +20,9 @@ namespace {
 
 enum Variant { kTiledGemm = 0, kGemv = 1, kGemvFp16 = 2 };
 
-Result<Graph> decode_linear(int64_t k, int64_t n) {
+Result<Graph> decode_linear(int64_t m, int64_t k, int64_t n) {
   GraphBuilder b("decode_linear");
-  ValueId x = b.input("x", DType::kF32, Shape{1, k});
+  ValueId x = b.input("x", DType::kF32, Shape{m, k});
   ValueId w = b.constant("w", random_uniform_f32({k, n}, 1, -0.05f, 0.05f));
   ValueId bias = b.constant("b", random_uniform_f32({n}, 2));
   NodeOptions options;
@@ -35,10 +35,10 @@ Result<Graph> decode_linear(int64_t k, int64_t n) {
   return graph;
 }
 
-// Arguments: variant, K, N.
+// Arguments: variant, M, K, N.
 void BM_DecodeLinear(benchmark::State& state) {
   const auto variant = static_cast<Variant>(state.range(0));
-  const int64_t k = state.range(1), n = state.range(2);
+  const int64_t m = state.range(1), k = state.range(2), n = state.range(3);
   vulkan::VulkanOptions options;
   options.disable_gemv = variant == kTiledGemm;
   options.fp16_weights = variant == kGemvFp16;
@@ -48,7 +48,7 @@ void BM_DecodeLinear(benchmark::State& state) {
     return state.SkipWithError(why.c_str());
   }
   auto cpu = create_backend("cpu");
-  Result<Graph> graph = decode_linear(k, n);
+  Result<Graph> graph = decode_linear(m, k, n);
   if (!cpu.is_ok() || !graph.is_ok()) {
     const Status& failed = cpu.is_ok() ? graph.status() : cpu.status();
     return state.SkipWithError(failed.to_string().c_str());
@@ -60,7 +60,7 @@ void BM_DecodeLinear(benchmark::State& state) {
         on_vulkan.is_ok() ? on_cpu.status() : on_vulkan.status();
     return state.SkipWithError(failed.to_string().c_str());
   }
-  const std::vector<Tensor> inputs = {random_uniform_f32({1, k}, 3)};
+  const std::vector<Tensor> inputs = {random_uniform_f32({m, k}, 3)};
   time_against_cpu(state, **on_vulkan, **on_cpu, inputs);
   state.counters["weight_mib"] = static_cast<double>(k * n) *
                                  (variant == kGemvFp16 ? 2 : 4) /
@@ -71,8 +71,8 @@ void BM_DecodeLinear(benchmark::State& state) {
 }
 
 BENCHMARK(BM_DecodeLinear)
-    ->ArgNames({"variant", "K", "N"})
-    ->ArgsProduct({{kTiledGemm, kGemv, kGemvFp16}, {1024, 4096}, {1024}})
+    ->ArgNames({"variant", "M", "K", "N"})
+    ->ArgsProduct({{kTiledGemm, kGemv, kGemvFp16}, {1, 4}, {1024, 4096}, {1024}})
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime();
 

@@ -1,5 +1,5 @@
-// Single-row products (a decode step) on the GEMV shader: every layout the
-// GEMM ops give it (MatMul with batches and 1-D operands, Gemm with
+// Products of up to 8 rows (decode steps) on the GEMV shader: every layout
+// the GEMM ops give it (MatMul with batches and 1-D operands, Gemm with
 // transposes and C, Linear with bias and activation, fp16 weights) against
 // the reference, and the plan says which path each node took.
 #include <cmath>
@@ -45,7 +45,7 @@ Product product(const std::string& name, const std::string& op,
   return {name, std::move(graph), dims};
 }
 
-std::vector<Product> single_row_products() {
+std::vector<Product> few_row_products() {
   std::vector<Product> all;
   all.push_back(product("linear_silu", "Linear", {{1, 300}}, {{300, 70}, {70}},
                         {{"activation", std::string("silu")}}, kSeqrtDomain));
@@ -62,6 +62,13 @@ std::vector<Product> single_row_products() {
       product("matmul_broadcast", "MatMul", {{2, 3, 1, 17}}, {{17, 9}}));
   all.push_back(product("matmul_vector", "MatMul", {{96}}, {{96, 31}}));
   all.push_back(product("matmul_dot", "MatMul", {{1, 200}}, {{200}}));
+  // A few sequences decoded together: each weight value serves every row.
+  all.push_back(product("linear_rows_3", "Linear", {{3, 1, 90}}, {{90, 45}},
+                        {{"activation", std::string("relu")}}, kSeqrtDomain));
+  all.push_back(product("gemm_rows_8_trans_b", "Gemm", {{8, 70}}, {{37, 70}},
+                        {{"transB", int64_t{1}}}));
+  all.push_back(
+      product("matmul_rows_5_batched", "MatMul", {{2, 5, 33}}, {{2, 33, 20}}));
   return all;
 }
 
@@ -71,7 +78,7 @@ std::vector<Product> single_row_products() {
 void check_products(const VulkanOptions& options, const std::string& path) {
   SEQRT_OPEN_VULKAN_OR_SKIP(backend, options);
   auto reference = create_reference_backend();
-  for (Product& p : single_row_products()) {
+  for (Product& p : few_row_products()) {
     SCOPED_TRACE(p.name);
     Graph want_graph = p.graph;
     if (options.fp16_weights) {
@@ -104,7 +111,7 @@ void check_products(const VulkanOptions& options, const std::string& path) {
       "{}", fmt::join(device_of(*backend)->validation_log(), "\n"));
 }
 
-TEST(VulkanGemv, SingleRowsMatchTheReference) {
+TEST(VulkanGemv, FewRowsMatchTheReference) {
   check_products(VulkanOptions{}, "GEMV");
 }
 
@@ -120,9 +127,9 @@ TEST(VulkanGemv, TheTiledGemmGivesTheSameWhenGemvIsOff) {
   check_products(options, "tiled GEMM");
 }
 
-TEST(VulkanGemv, TwoRowsTakeTheTiledGemm) {
+TEST(VulkanGemv, NineRowsTakeTheTiledGemm) {
   SEQRT_OPEN_VULKAN_OR_SKIP(backend);
-  Product p = product("two_rows", "MatMul", {{2, 16}}, {{16, 8}});
+  Product p = product("nine_rows", "MatMul", {{9, 16}}, {{16, 8}});
   auto compiled = backend->compile(p.graph, CompileOptions{});
   ASSERT_TRUE(compiled.is_ok()) << compiled.status().to_string();
   auto plan = (*compiled)->kernel_plan({});

@@ -132,11 +132,12 @@ Status record_trilu(const NodeArgs& args, Recorder& recorder) {
   }
   std::vector<int64_t> k = constant_ints(args, 1, {0});
   int64_t count = element_count(dims);
+  const ElementLayout layout = element_layout(args.output_dtypes[0]);
   Dispatch dispatch;
   dispatch.shader = "trilu";
   dispatch.specialization = {kLocalSize,
                              int_attr(*args.node, "upper", 1) != 0 ? 1u : 0u,
-                             element_words(args.output_dtypes[0])};
+                             layout.words, layout.part_bytes};
   // k past the matrix behaves like the edge; clamp it into 32 bits.
   int64_t k_clamped =
       std::max<int64_t>(-(1 << 30), std::min<int64_t>(k[0], 1 << 30));
@@ -146,13 +147,15 @@ Status record_trilu(const NodeArgs& args, Recorder& recorder) {
        static_cast<uint32_t>(dims.back()), static_cast<uint32_t>(k_clamped)});
   dispatch.reads = {args.inputs[0]};
   dispatch.writes = {args.outputs[0]};
-  dispatch.groups = groups_for(count, recorder.limits());
+  const int64_t per_invocation = layout.per_invocation();
+  dispatch.groups = groups_for((count + per_invocation - 1) / per_invocation,
+                               recorder.limits());
   return recorder.dispatch(dispatch);
 }
 
 Status supports_trilu(const Graph& graph, const Node& node,
                       const DeviceLimits&) {
-  SEQRT_RETURN_IF_ERROR(words_dtype(graph, node, node.outputs[0]));
+  SEQRT_RETURN_IF_ERROR(require_movable(graph, node, node.outputs[0]));
   return require_known_ints(graph, node, 1);
 }
 

@@ -76,6 +76,24 @@ Status require_f32(const Graph& graph, const Node& node) {
   return Status::ok();
 }
 
+ElementLayout element_layout(DType dtype) {
+  ElementLayout layout;
+  layout.words = element_words(dtype);
+  layout.part_bytes = static_cast<uint32_t>(dtype_size(dtype));
+  return layout;
+}
+
+Status require_movable(const Graph& graph, const Node& node, ValueId id) {
+  DType dtype = graph.value(id).dtype;
+  for (DType movable :
+       {DType::kF32, DType::kI32, DType::kI64, DType::kBool, DType::kF16}) {
+    if (dtype == movable) return Status::ok();
+  }
+  return unsupported(
+      "{}: '{}' is {}; the Vulkan kernel takes f32, i32, i64, bool or f16",
+      node.label(), graph.value(id).name, dtype_name(dtype));
+}
+
 uint32_t element_words(DType dtype) {
   size_t size = dtype_size(dtype);
   return size % 4 == 0 ? static_cast<uint32_t>(size / 4) : 0;

@@ -39,6 +39,20 @@ Status require_f32(const Graph& graph, const Node& node);
 // 32-bit words per element, or 0 when the dtype is not a whole number of
 // words (bool, f16...).
 uint32_t element_words(DType dtype);
+// How the copy-like shaders (where, trilu, tile) move elements of `dtype`:
+// `words` 32-bit words each (f32, i32: 1; i64: 2), or, with words 0, parts
+// of `part_bytes` (bool: 1, f16: 2) packed in a word, one output word per
+// invocation. Specialisation constants WORDS and PART_BYTES.
+struct ElementLayout {
+  uint32_t words = 1;
+  uint32_t part_bytes = 4;
+  // Output elements each invocation makes.
+  int64_t per_invocation() const { return words == 0 ? 4 / part_bytes : 1; }
+};
+ElementLayout element_layout(DType dtype);
+// kUnsupported unless value `id` is f32, i32, i64, bool or f16 (what
+// element_layout moves).
+Status require_movable(const Graph& graph, const Node& node, ValueId id);
 // The dtype codes of shaders/cast.comp and friends: 0 f32, 1 i32, 2 i64,
 // 3 bool; -1 for the rest.
 int dtype_code(DType dtype);

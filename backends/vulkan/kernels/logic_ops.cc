@@ -1,6 +1,7 @@
-// Ops around bools: And, Or, Xor, Not; Where (f32, i32, i64 values), the
-// comparisons Equal, Less, Greater, LessOrEqual, GreaterOrEqual (f32, i32,
-// i64 into bool) and Cast and CastLike between f32, i32, i64, bool and f16.
+// Ops around bools: And, Or, Xor, Not; Where (f32, i32, i64, bool and f16
+// values); the comparisons Equal, Less, Greater, LessOrEqual,
+// GreaterOrEqual (f32, i32, i64 into bool); Cast and CastLike between f32,
+// i32, i64, bool and f16.
 // Bools are bytes (dtype_size 1) and halves 2 bytes; the shaders read them
 // out of 32-bit words and write whole words of 4 bools or 2 halves.
 #include <map>
@@ -36,13 +37,16 @@ Status record_where(const NodeArgs& args, Recorder& recorder) {
   for (int i = 0; i < 3; ++i) {
     append_padded(words, broadcast_strides(args.input_dims[i], out), 0);
   }
+  const ElementLayout layout = element_layout(args.output_dtypes[0]);
+  const int64_t per_invocation = layout.per_invocation();
   Dispatch dispatch;
   dispatch.shader = "where";
-  dispatch.specialization = {kLocalSize, element_words(args.output_dtypes[0])};
+  dispatch.specialization = {kLocalSize, layout.words, layout.part_bytes};
   dispatch.push_constants = words_to_bytes(words);
   dispatch.reads = {args.inputs[0], args.inputs[1], args.inputs[2]};
   dispatch.writes = {args.outputs[0]};
-  dispatch.groups = groups_for(count, recorder.limits());
+  dispatch.groups = groups_for(
+      (count + per_invocation - 1) / per_invocation, recorder.limits());
   return recorder.dispatch(dispatch);
 }
 
@@ -135,8 +139,7 @@ Status dtype_in(const Graph& graph, const Node& node, ValueId id,
 Status supports_where(const Graph& graph, const Node& node,
                       const DeviceLimits&) {
   SEQRT_RETURN_IF_ERROR(require_input(graph, node, 0, DType::kBool));
-  return dtype_in(graph, node, node.outputs[0],
-                  {DType::kF32, DType::kI32, DType::kI64});
+  return require_movable(graph, node, node.outputs[0]);
 }
 
 Status supports_compare(const Graph& graph, const Node& node,

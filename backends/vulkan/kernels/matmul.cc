@@ -1,8 +1,8 @@
 // MatMul (batched, broadcast batch dims, 1-D operands), Gemm (transposes,
 // alpha/beta, C broadcast) and seqrt::Linear (bias and activation) through
 // one tiled fp32 GEMM (shaders/matmul_body.glsl). Operands are read through
-// strides, so transposes and broadcasts cost no copies; a single row (M = 1,
-// decode) goes to the GEMV shader (gemv_body.glsl). B may be a weight
+// strides, so transposes and broadcasts cost no copies; up to 8 rows (a
+// decode step) go to the GEMV shader (gemv_body.glsl). B may be a weight
 // the executable stores as fp16 (graph/passes/half_weights.h,
 // SEQRT_VULKAN_FP16_WEIGHTS), read by matmul_f16w.comp.
 #include <algorithm>
@@ -18,6 +18,8 @@ constexpr int64_t kTile = 64;
 // Output columns per GEMV workgroup (shaders/gemv_body.glsl), by K_INNER.
 constexpr int64_t kGemvColumns = 32;
 constexpr int64_t kGemvColumnsKInner = 8;
+// Most rows the GEMV takes (shaders/gemv_body.glsl MAX_ROWS).
+constexpr int64_t kGemvMaxRows = 8;
 constexpr int kMaxBatchRank = 4;
 
 // One GEMM problem as the shader's push constants see it.
@@ -33,7 +35,7 @@ struct Gemm {
 // KernelTiling::constants of a product: the path and GEMV's K_INNER.
 enum Path : uint32_t { kTiledGemm = 0, kGemv = 1 };
 
-// The tiled GEMM, or for a single row the GEMV, under the device's limits.
+// The tiled GEMM, or for a few rows the GEMV, under the device's limits.
 KernelTiling plan_gemm(const Gemm& g, const DeviceLimits& limits) {
   // K_INNER when B's k is the adjacent dimension (Gemm transB), so that
   // neighbouring invocations read neighbouring values.
@@ -42,11 +44,12 @@ KernelTiling plan_gemm(const Gemm& g, const DeviceLimits& limits) {
   const int64_t groups = (g.n + columns - 1) / columns;
   KernelTiling tiling;
   tiling.shared_limit = limits.shared_memory_bytes;
-  if (limits.gemv && g.m == 1 && groups <= limits.max_group_count[0]) {
+  if (limits.gemv && g.m >= 1 && g.m <= kGemvMaxRows &&
+      groups <= limits.max_group_count[0]) {
     tiling.summary = fmt::format(
-        "GEMV: {} columns per workgroup, {} partial sums each", columns,
-        256 / columns);
-    tiling.shared_bytes = 256 * 4;
+        "GEMV: {} row(s), {} columns per workgroup, {} partial sums each",
+        g.m, columns, 256 / columns);
+    tiling.shared_bytes = static_cast<uint32_t>(256 * 4 * g.m);
     tiling.constants = {kGemv, k_inner};
   } else {
     tiling.summary = "tiled GEMM: 64x64 outputs per workgroup, K in steps "
@@ -85,7 +88,10 @@ Status record_gemm(const Gemm& g, const NodeArgs& args,
   dispatch.shader =
       std::string(gemv ? "gemv" : "matmul") + (half ? "_f16w" : "");
   dispatch.specialization = {bias.empty() ? 0u : 1u, g.activation};
-  if (gemv) dispatch.specialization.push_back(k_inner);
+  if (gemv) {
+    dispatch.specialization.push_back(k_inner);
+    dispatch.specialization.push_back(static_cast<uint32_t>(g.m));
+  }
   dispatch.push_constants = words_to_bytes(words);
   // Without a bias the shader's binding 2 is never read; A stands in.
   dispatch.reads = {args.inputs[0], args.inputs[1],

@@ -1,4 +1,5 @@
-// Tile (ONNX) over 32-bit words (f32, i32, i64), shaders/tile.comp. The
+// Tile (ONNX) of f32, i32, i64, bool and f16 (element_layout),
+// shaders/tile.comp. The
 // output's dims come from the plan, so `repeats` must be known there (a
 // constant or shape arithmetic); the shader never reads it.
 #include "backends/vulkan/kernels/kernel_util.h"
@@ -19,23 +20,22 @@ Status record_tile(const NodeArgs& args, Recorder& recorder) {
                                  static_cast<uint32_t>(out.size())};
   append_padded(words, out, 1);
   append_padded(words, in, 1);
+  const ElementLayout layout = element_layout(args.output_dtypes[0]);
+  const int64_t per_invocation = layout.per_invocation();
   Dispatch dispatch;
   dispatch.shader = "tile";
-  dispatch.specialization = {kLocalSize, element_words(args.output_dtypes[0])};
+  dispatch.specialization = {kLocalSize, layout.words, layout.part_bytes};
   dispatch.push_constants = words_to_bytes(words);
   dispatch.reads = {args.inputs[0]};
   dispatch.writes = {args.outputs[0]};
-  dispatch.groups = groups_for(count, recorder.limits());
+  dispatch.groups = groups_for((count + per_invocation - 1) / per_invocation,
+                               recorder.limits());
   return recorder.dispatch(dispatch);
 }
 
 Status supports_tile(const Graph& graph, const Node& node,
                      const DeviceLimits&) {
-  DType dtype = graph.value(node.outputs[0]).dtype;
-  if (element_words(dtype) == 0) {
-    return unsupported("{}: Tile of {} (the Vulkan kernel takes f32, i32, i64)",
-                       node.label(), dtype_name(dtype));
-  }
+  SEQRT_RETURN_IF_ERROR(require_movable(graph, node, node.outputs[0]));
   return require_shape_derived(graph, node, 1);
 }
 

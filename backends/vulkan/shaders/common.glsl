@@ -67,6 +67,13 @@ uint float_to_half_bits(float value) {
   return h;
 }
 
+// Element `index` of a buffer of 32-bit words holding elements of `part`
+// bytes (1: bools, 2: halves), in the low bits.
+#define PART_AT(words, index, part)                                  \
+  ((((words)[(index) / (4u / (part))]) >>                            \
+    (((index) % (4u / (part))) * 8u * (part))) &                     \
+   ((1u << (8u * (part))) - 1u))
+
 // A 64-bit integer as (low word, high word) to a float; the shaders avoid
 // the optional shaderInt64 feature.
 float i64_to_float(uint lo, uint hi) {
