@@ -4,6 +4,7 @@
 
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "graph/passes/compute_f16_in_f32.h"
 #include "graph/passes/expand_einsum.h"
 #include "graph/passes/expand_runge_kutta.h"
 #include "graph/passes/expand_variadic.h"
@@ -21,6 +22,31 @@ constexpr VkDeviceSize kBlockBytes = 64ull << 20;
 
 Status node_supported(const Graph& graph, const Node& node,
                       const vulkan::DeviceLimits& limits);
+
+// `node` alone in a graph of its own: its inputs as graph inputs (constants
+// stay constants), its outputs as graph outputs.
+Graph node_alone(const Graph& graph, const Node& node) {
+  Graph part;
+  Node alone = node;
+  for (ValueId& id : alone.inputs) {
+    if (id == kNoValue) continue;
+    ValueId copy = part.add_value(graph.value(id));
+    const Tensor* constant = graph.constant(id);
+    if (constant != nullptr) {
+      part.constants[copy] = *constant;
+    } else {
+      part.inputs.push_back(copy);
+    }
+    id = copy;
+  }
+  for (ValueId& id : alone.outputs) {
+    if (id == kNoValue) continue;
+    id = part.add_value(graph.value(id));
+    part.outputs.push_back(id);
+  }
+  part.nodes.push_back(std::move(alone));
+  return part;
+}
 
 // RungeKutta runs written out as its stages (expand_runge_kutta at
 // compile): each body node and the stage combinations on their own kernels.
@@ -64,20 +90,7 @@ Status variadic_supported(const Graph& graph, const Node& node,
 // written out and every step checked.
 Status einsum_chain_supported(const Graph& graph, const Node& node,
                               const vulkan::DeviceLimits& limits) {
-  Graph part;
-  Node alone = node;
-  for (ValueId& id : alone.inputs) {
-    if (id == kNoValue) continue;
-    ValueId copy = part.add_value(graph.value(id));
-    part.inputs.push_back(copy);
-    id = copy;
-  }
-  for (ValueId& id : alone.outputs) {
-    if (id == kNoValue) continue;
-    id = part.add_value(graph.value(id));
-    part.outputs.push_back(id);
-  }
-  part.nodes.push_back(alone);
+  Graph part = node_alone(graph, node);
   SEQRT_ASSIGN_OR_RETURN(bool expanded, expand_einsum(part));
   if (!expanded) {
     return unsupported("{}: its equation cannot be split into two-operand "
@@ -99,8 +112,8 @@ Status einsum_chain_supported(const Graph& graph, const Node& node,
   return Status::ok();
 }
 
-Status node_supported(const Graph& graph, const Node& node,
-                      const vulkan::DeviceLimits& limits) {
+Status kernel_supported(const Graph& graph, const Node& node,
+                        const vulkan::DeviceLimits& limits) {
   if (is_einsum_to_expand(node)) {
     return einsum_chain_supported(graph, node, limits);
   }
@@ -131,15 +144,58 @@ Status node_supported(const Graph& graph, const Node& node,
   return vulkan::require_all_f32(graph, node);
 }
 
+bool touches_f16(const Graph& graph, const Node& node) {
+  for (const auto* ids : {&node.inputs, &node.outputs}) {
+    for (ValueId id : *ids) {
+      if (id != kNoValue && graph.value(id).dtype == DType::kF16) return true;
+    }
+  }
+  return false;
+}
+
+// A node the kernels take as it is, or, when it has f16 tensors, as
+// compute_f16_in_f32 makes it at compile: in f32 between Casts.
+Status node_supported(const Graph& graph, const Node& node,
+                      const vulkan::DeviceLimits& limits) {
+  Status as_is = kernel_supported(graph, node, limits);
+  if (as_is.is_ok() || !touches_f16(graph, node)) return as_is;
+  Graph part = node_alone(graph, node);
+  Status rewritten = compute_f16_in_f32(part).status();
+  if (rewritten.is_ok()) rewritten = infer_graph(part);
+  if (!rewritten.is_ok()) {
+    return unsupported("{}: in f32: {}", node.label(), rewritten.message());
+  }
+  for (const Node& step : part.nodes) {
+    Status status = kernel_supported(part, step, limits);
+    if (!status.is_ok()) {
+      return unsupported("{}: in f32: {}", node.label(), status.message());
+    }
+  }
+  return Status::ok();
+}
+
 // The graph with the nodes that run as other ops written out: RungeKutta as
 // its stages, variadic elementwise ops as two-input chains, Einsums of
-// three or more operands as two-operand steps.
-Result<Graph> lower_for_vulkan(const Graph& given) {
+// three or more operands as two-operand steps; then, when some node with
+// f16 tensors has no f16 kernel, the f16 tensors computed in f32 between
+// Casts at the graph's edges (a graph the f16-moving kernels take as it is
+// keeps its exact f16 rounding).
+Result<Graph> lower_for_vulkan(const Graph& given,
+                               const vulkan::DeviceLimits& limits) {
   Graph graph = given;
   SEQRT_ASSIGN_OR_RETURN(bool stages, expand_runge_kutta(graph));
   SEQRT_ASSIGN_OR_RETURN(bool chains, expand_variadic(graph));
   SEQRT_ASSIGN_OR_RETURN(bool steps, expand_einsum(graph));
   if (stages || chains || steps) SEQRT_RETURN_IF_ERROR(infer_graph(graph));
+  bool needs_f32 = false;
+  for (const Node& node : graph.nodes) {
+    needs_f32 |= touches_f16(graph, node) &&
+                 !kernel_supported(graph, node, limits).is_ok();
+  }
+  if (needs_f32) {
+    SEQRT_RETURN_IF_ERROR(compute_f16_in_f32(graph).status());
+    SEQRT_RETURN_IF_ERROR(infer_graph(graph));
+  }
   return graph;
 }
 
@@ -165,7 +221,8 @@ class VulkanBackend : public Backend {
       const Graph& given, const CompileOptions& options) override {
     SEQRT_RETURN_IF_ERROR(verify_graph(given));
     SEQRT_RETURN_IF_ERROR(check_ops(given));
-    SEQRT_ASSIGN_OR_RETURN(Graph graph, lower_for_vulkan(given));
+    SEQRT_ASSIGN_OR_RETURN(
+        Graph graph, lower_for_vulkan(given, context_.device->limits()));
     std::vector<std::string> lines;
     for (const Node& node : graph.nodes) {
       Status status = supports(graph, node);
