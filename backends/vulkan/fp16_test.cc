@@ -132,19 +132,15 @@ TEST(VulkanFp16Cast, RoundsLikeTheReference) {
   b.output(b.add("Cast", {h}, {{"to", int64_t{1}}}), "y");  // FLOAT
   Graph graph = std::move(b).build().value();
   ASSERT_TRUE(infer_graph(graph).is_ok());
-  auto compiled = backend->compile(graph, CompileOptions{});
-  ASSERT_TRUE(compiled.is_ok()) << compiled.status().to_string();
-  auto reference = create_reference_backend()->compile(graph, CompileOptions{});
-  ASSERT_TRUE(reference.is_ok());
-  Tensor input = Tensor::from_vector<float>({n}, values);
-  auto want = (*reference)->run({input});
-  auto got = (*compiled)->run({input});
-  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
-  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
-  const auto* want_h = static_cast<const uint16_t*>((*want)[0].data());
-  const auto* got_h = static_cast<const uint16_t*>((*got)[0].data());
-  const auto* want_y = static_cast<const uint32_t*>((*want)[1].data());
-  const auto* got_y = static_cast<const uint32_t*>((*got)[1].data());
+  std::vector<Tensor> want, got;
+  testing::run_with_reference(*backend, graph,
+                              {Tensor::from_vector<float>({n}, values)}, want,
+                              got);
+  ASSERT_EQ(got.size(), 2u);
+  const auto* want_h = static_cast<const uint16_t*>(want[0].data());
+  const auto* got_h = static_cast<const uint16_t*>(got[0].data());
+  const auto* want_y = static_cast<const uint32_t*>(want[1].data());
+  const auto* got_y = static_cast<const uint32_t*>(got[1].data());
   for (int64_t i = 0; i < n; ++i) {
     EXPECT_EQ(got_h[i], want_h[i]) << "f16 bits of " << values[i];
     EXPECT_EQ(got_y[i], want_y[i]) << "f32 bits back from " << values[i];

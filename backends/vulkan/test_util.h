@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/reference/reference_backend.h"
 #include "backends/vulkan/vulkan_backend.h"
 
 namespace seqrt::vulkan::testing {
@@ -30,6 +31,24 @@ inline std::unique_ptr<Backend> open_backend(std::string& why,
     return nullptr;
   }
   return std::move(backend).value();
+}
+
+// Compiles `graph` on `backend` and on the reference backend and runs both
+// on `inputs`: `want` gets the reference's outputs, `got` the backend's.
+inline void run_with_reference(Backend& backend, const Graph& graph,
+                               const std::vector<Tensor>& inputs,
+                               std::vector<Tensor>& want,
+                               std::vector<Tensor>& got) {
+  auto compiled = backend.compile(graph, CompileOptions{});
+  ASSERT_TRUE(compiled.is_ok()) << compiled.status().to_string();
+  auto reference = create_reference_backend()->compile(graph, CompileOptions{});
+  ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
+  auto expected = (*reference)->run(inputs);
+  auto actual = (*compiled)->run(inputs);
+  ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
+  ASSERT_TRUE(actual.is_ok()) << actual.status().to_string();
+  want = std::move(expected).value();
+  got = std::move(actual).value();
 }
 
 // Runs `inputs` through `want` (a reference) and `got` and expects output 0
