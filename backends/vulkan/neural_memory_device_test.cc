@@ -6,32 +6,19 @@
 #include <gtest/gtest.h>
 
 #include "backends/vulkan/kernels/sequence_device_testing.h"
+#include "backends/vulkan/neural_memory_testing.h"
 
 namespace seqrt::vulkan {
 namespace {
 
 using scan_testing::slice_axis;
-using scan_testing::uniform;
+using neural_memory_testing::memory_inputs;
 using sequence_testing::expect_matches_reference;
 using sequence_testing::open_device;
 using sequence_testing::run_on_device;
 using sequence_testing::RunOptions;
 
 using VulkanNeuralMemory = sequence_testing::DeviceTest;
-
-// q, k, v, theta, eta, alpha, W1, W2 (depth 2).
-std::vector<Tensor> memory_inputs(int64_t b, int64_t h, int64_t t, int64_t d,
-                                  int64_t m, int depth, uint64_t seed) {
-  std::vector<Tensor> in = {uniform({b, h, t, d}, seed, -1, 1),
-                            uniform({b, h, t, d}, seed + 1, -1, 1),
-                            uniform({b, h, t, d}, seed + 2, -1, 1),
-                            uniform({b, h, t}, seed + 3, 0, 0.1),
-                            uniform({b, h, t}, seed + 4, 0, 0.9),
-                            uniform({b, h, t}, seed + 5, 0, 0.2),
-                            uniform({h, d, m}, seed + 6, -0.3, 0.3)};
-  in.push_back(depth == 2 ? uniform({h, m, d}, seed + 7, -0.3, 0.3) : Tensor());
-  return in;
-}
 
 TEST_F(VulkanNeuralMemory, MatchesReferenceAtEveryLimit) {
   expect_matches_reference(kSeqrtDomain, "NeuralMemory",

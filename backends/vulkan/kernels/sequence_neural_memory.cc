@@ -3,12 +3,14 @@
 // weights, momentum and anchor in device memory (the present_state output,
 // or scratch), tokens in segments within the loop budget (tiling.h). The
 // `position` input is read on the device: a negative one sets an error word
-// that fails the run naming the node.
+// that fails the run naming the node. Prompts with long enough chunks take
+// the chunk-parallel form instead (sequence_neural_memory_chunked.cc).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
 
+#include "backends/vulkan/kernels/sequence_neural_memory.h"
 #include "backends/vulkan/kernels/sequence_util.h"
 #include "backends/vulkan/tiling.h"
 
@@ -16,16 +18,7 @@ namespace seqrt::vulkan {
 namespace {
 
 enum Input { kQ, kK, kV, kTheta, kEta, kAlpha, kW1, kW2, kPast, kPosition };
-// Flag bits, as the shader's NM_*.
-constexpr uint32_t kGelu = 1, kBefore = 2, kHasPast = 4, kInit = 8,
-                   kHasPosition = 16;
 constexpr uint32_t kMaxInvocations = 256;
-
-struct MemoryCall {
-  int64_t batch, heads, seq, d, m, depth, chunk;
-  bool gelu, before;
-  int64_t params() const { return depth == 2 ? 2 * d * m : d * m; }
-};
 
 bool given(const NodeArgs& args, size_t i) {
   return i < args.inputs.size() && !args.inputs[i].empty();
@@ -55,8 +48,10 @@ Status check_positions(const NodeArgs& args, const MemoryCall& c) {
   return Status::ok();
 }
 
+}  // namespace
+
 // The reference kernel's checks (check_neural_memory), on dims.
-Result<MemoryCall> memory_call(const NodeArgs& args) {
+Result<MemoryCall> neural_memory_call(const NodeArgs& args) {
   const std::string label = args.node->label();
   SEQRT_ASSIGN_OR_RETURN(auto q, dims_of(args, kQ, 4, label));
   SEQRT_ASSIGN_OR_RETURN(auto w1, dims_of(args, kW1, 3, label));
@@ -114,8 +109,48 @@ Result<MemoryCall> memory_call(const NodeArgs& args) {
   return c;
 }
 
-Result<KernelTiling> plan(const NodeArgs& args, const DeviceLimits& limits) {
-  SEQRT_ASSIGN_OR_RETURN(MemoryCall c, memory_call(args));
+Result<MemoryBindings> neural_memory_bindings(const NodeArgs& args,
+                                              const MemoryCall& c,
+                                              Recorder& recorder) {
+  const BufferSlice q = input_or_empty(args, kQ);
+  BufferSlice work = output_or_empty(args, 1);
+  if (work.empty()) {
+    SEQRT_ASSIGN_OR_RETURN(
+        work, recorder.scratch(4 * static_cast<VkDeviceSize>(c.batch) *
+                               c.heads * 3 * c.params()));
+  }
+  const bool has_position = given(args, kPosition);
+  SEQRT_ASSIGN_OR_RETURN(BufferSlice spare, recorder.scratch(4));
+  // A run-time `position` is checked by the device (a constant one was
+  // checked by neural_memory_call); the shader sets the word on a negative
+  // value.
+  const bool runtime_position =
+      has_position && (args.graph == nullptr ||
+                       !args.graph->is_constant(args.node->inputs[kPosition]));
+  Result<BufferSlice> error =
+      runtime_position
+          ? recorder.error_word("input 'position' has a negative value")
+          : recorder.scratch(4);
+  SEQRT_RETURN_IF_ERROR(error.status());
+  MemoryBindings out;
+  if (c.gelu) out.flags |= kNmGelu;
+  if (c.before) out.flags |= kNmBefore;
+  if (given(args, kPast)) out.flags |= kNmHasPast;
+  if (has_position) out.flags |= kNmHasPosition;
+  for (size_t i = kQ; i <= kPast; ++i) {
+    out.dispatch.reads.push_back(or_stand_in(input_or_empty(args, i), q));
+  }
+  out.dispatch.reads.push_back(
+      input_or_empty(args, has_position ? kPosition : kQ));
+  out.dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare), work,
+                         *error};
+  return out;
+}
+
+namespace {
+
+Result<KernelTiling> plan_token_loop(const MemoryCall& c,
+                                     const DeviceLimits& limits) {
   const uint32_t wg = std::min(limits.max_invocations, kMaxInvocations);
   const uint32_t widest = static_cast<uint32_t>(std::max(c.d, c.m));
   const uint32_t shared = 4 * 3 * widest;
@@ -151,64 +186,49 @@ Result<KernelTiling> plan(const NodeArgs& args, const DeviceLimits& limits) {
   return out;
 }
 
-Status record(const NodeArgs& args, const KernelTiling& tiling,
-              Recorder& recorder) {
-  SEQRT_ASSIGN_OR_RETURN(MemoryCall c, memory_call(args));
+Result<KernelTiling> plan(const NodeArgs& args, const DeviceLimits& limits) {
+  SEQRT_ASSIGN_OR_RETURN(MemoryCall c, neural_memory_call(args));
+  if (auto chunked = plan_neural_memory_chunked(c, limits)) return *chunked;
+  return plan_token_loop(c, limits);
+}
+
+Status record_token_loop(const NodeArgs& args, const MemoryCall& c,
+                         const KernelTiling& tiling, Recorder& recorder) {
   const std::vector<uint32_t>& k = tiling.constants;
   if (k.size() != 3 || k[0] == 0 || k[2] == 0) {
     return internal_error("NeuralMemory (vulkan): not a NeuralMemory tiling");
   }
-  const int64_t bh = c.batch * c.heads;
-  if (bh == 0) return Status::ok();
-  const BufferSlice q = input_or_empty(args, kQ);
-  BufferSlice work = output_or_empty(args, 1);
-  if (work.empty()) {
-    SEQRT_ASSIGN_OR_RETURN(
-        work,
-        recorder.scratch(4 * static_cast<VkDeviceSize>(bh) * 3 * c.params()));
-  }
-  const bool has_position = given(args, kPosition);
-  SEQRT_ASSIGN_OR_RETURN(BufferSlice spare, recorder.scratch(4));
-  // A run-time `position` is checked by the device (a constant one was
-  // checked above); the shader sets the word on a negative value.
-  const bool runtime_position =
-      has_position && (args.graph == nullptr ||
-                       !args.graph->is_constant(args.node->inputs[kPosition]));
-  Result<BufferSlice> error =
-      runtime_position
-          ? recorder.error_word("input 'position' has a negative value")
-          : recorder.scratch(4);
-  SEQRT_RETURN_IF_ERROR(error.status());
-  uint32_t flags = 0;
-  if (c.gelu) flags |= kGelu;
-  if (c.before) flags |= kBefore;
-  if (given(args, kPast)) flags |= kHasPast;
-  if (has_position) flags |= kHasPosition;
-  Dispatch dispatch;
+  SEQRT_ASSIGN_OR_RETURN(MemoryBindings bindings,
+                         neural_memory_bindings(args, c, recorder));
+  Dispatch& dispatch = bindings.dispatch;
   dispatch.shader = "seq_neural_memory";
   dispatch.specialization = {k[0], k[1]};
-  for (size_t i = kQ; i <= kPast; ++i) {
-    dispatch.reads.push_back(or_stand_in(input_or_empty(args, i), q));
-  }
-  dispatch.reads.push_back(input_or_empty(args, has_position ? kPosition : kQ));
-  dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare), work,
-                     *error};
-  dispatch.groups = {1, static_cast<uint32_t>(bh), 1};
+  dispatch.groups = {1, static_cast<uint32_t>(c.batch * c.heads), 1};
   SEQRT_RETURN_IF_ERROR(
       check_groups(dispatch.groups, recorder.limits(), "NeuralMemory"));
   const int64_t segment = k[2];
   for (int64_t begin = 0; begin == 0 || begin < c.seq; begin += segment) {
-    const uint32_t segment_flags = begin == 0 ? flags | kInit : flags;
+    const uint32_t flags =
+        begin == 0 ? bindings.flags | kNmInit : bindings.flags;
     dispatch.push_constants = push_bytes(
         {static_cast<uint32_t>(c.batch), static_cast<uint32_t>(c.heads),
          static_cast<uint32_t>(c.seq), static_cast<uint32_t>(c.d),
-         static_cast<uint32_t>(c.m), static_cast<uint32_t>(c.depth),
-         segment_flags, static_cast<uint32_t>(c.chunk),
-         static_cast<uint32_t>(begin),
+         static_cast<uint32_t>(c.m), static_cast<uint32_t>(c.depth), flags,
+         static_cast<uint32_t>(c.chunk), static_cast<uint32_t>(begin),
          static_cast<uint32_t>(std::min(c.seq, begin + segment))});
     SEQRT_RETURN_IF_ERROR(recorder.dispatch(dispatch));
   }
   return Status::ok();
+}
+
+Status record(const NodeArgs& args, const KernelTiling& tiling,
+              Recorder& recorder) {
+  SEQRT_ASSIGN_OR_RETURN(MemoryCall c, neural_memory_call(args));
+  if (c.batch * c.heads == 0) return Status::ok();
+  if (is_chunked_neural_memory(tiling)) {
+    return record_neural_memory_chunked(args, c, tiling, recorder);
+  }
+  return record_token_loop(args, c, tiling, recorder);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 // `position` (B, i64) is read here: a negative one sets the error word and
 // the workgroup stops.
 #version 450
-#include "sequence_common.glsl"
+#include "neural_memory.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint MAXW = 64;  // max(d, m)
@@ -18,9 +18,6 @@ layout(push_constant) uniform Params {
   uint batch, heads, seq_len, d, m, depth, flags, chunk;
   uint t_begin, t_end;
 } pc;
-
-const uint NM_GELU = 1u, NM_BEFORE = 2u, NM_HAS_PAST = 4u, NM_INIT = 8u,
-           NM_HAS_POSITION = 16u;
 
 layout(std430, binding = 0) readonly buffer Q { float q[]; };
 layout(std430, binding = 1) readonly buffer K { float k[]; };
@@ -40,19 +37,9 @@ shared float hid[MAXW];   // x·W1
 shared float outv[MAXW];  // M(x), then the residual r = 2(M(k) − v)
 shared float back[MAXW];  // (r·W2ᵀ) ⊙ act'(h)
 
-float act(float x) {
-  if (seq_flag(pc.flags, NM_GELU)) return 0.5 * x * (1.0 + seq_erf(x * 0.70710678));
-  return x * seq_sigmoid(x);
-}
+float act(float x) { return nm_act(x, pc.flags); }
 
-float act_derivative(float x) {
-  if (seq_flag(pc.flags, NM_GELU)) {
-    const float cdf = 0.5 * (1.0 + seq_erf(x * 0.70710678));
-    return cdf + x * 0.39894228 * exp(-0.5 * x * x);
-  }
-  const float s = seq_sigmoid(x);
-  return s * (1.0 + x * (1.0 - s));
-}
+float act_derivative(float x) { return nm_act_derivative(x, pc.flags); }
 
 void sync() {
   memoryBarrierBuffer();
@@ -89,19 +76,6 @@ void forward(uint base, uint row, uint src) {
   sync();
 }
 
-// (hi·2^32 + lo) mod chunk, a bit at a time: r < chunk < 2^31 keeps r·2 in
-// 32 bits without shaderInt64.
-uint wide_mod(uint lo, uint hi, uint chunk) {
-  if (hi == 0u) return lo % chunk;
-  uint r = 0u;
-  for (int bit = 63; bit >= 0; --bit) {
-    const uint word = bit >= 32 ? hi : lo;
-    r = (r << 1) | ((word >> uint(bit & 31)) & 1u);
-    if (r >= chunk) r -= chunk;
-  }
-  return r;
-}
-
 void main() {
   const uint bh = gl_WorkGroupID.y;
   const uint b = bh / pc.heads, h = bh % pc.heads;
@@ -119,7 +93,7 @@ void main() {
       if (lid == 0u) error_word[0] = 1u;
       return;  // the whole workgroup: b is the same for all
     }
-    position = wide_mod(lo, hi, pc.chunk);
+    position = nm_wide_mod(lo, hi, pc.chunk);
   }
   if (seq_flag(pc.flags, NM_INIT)) {
     for (uint e = lid; e < params; e += wg) {
