@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "backends/vulkan/vulkan_backend.h"
 #include "bench/vulkan_bench_util.h"
 #include "graph/builder.h"
 #include "graph/random_tensor.h"
@@ -57,11 +58,12 @@ Result<Graph> single_node(const Spec& spec) {
 // Inputs in [lo, hi) per input index (gates and decays need their ranges).
 using Ranges = std::function<std::pair<float, float>(size_t)>;
 
-void run_both(benchmark::State& state, const Spec& spec, const Ranges& range) {
+void run_both(benchmark::State& state, const Spec& spec, const Ranges& range,
+              const vulkan::VulkanOptions& options = {}) {
   Result<Graph> graph = single_node(spec);
   if (!graph.is_ok())
     return state.SkipWithError(graph.status().to_string().c_str());
-  auto vulkan = create_backend("vulkan");
+  auto vulkan = create_vulkan_backend(options);
   if (!vulkan.is_ok()) {
     const std::string why = "no Vulkan device: " + vulkan.status().to_string();
     return state.SkipWithError(why.c_str());
@@ -159,29 +161,35 @@ void BM_SSD(benchmark::State& state) {
       });
 }
 
-// NeuralMemory B=1, H=2, T=64, d=32, m=64, depth 2, chunk 16.
+// NeuralMemory B=1, H=2, depth 2. Arguments: chunk-parallel (1) or the
+// token loop only (0), T, d, m, chunk_size.
 void BM_NeuralMemory(benchmark::State& state) {
-  const std::vector<int64_t> seq4 = {1, 2, 64, 32}, seq3 = {1, 2, 64};
-  run_both(state,
-           {"NeuralMemory",
-            {seq4, seq4, seq4, seq3, seq3, seq3, {2, 32, 64}, {2, 64, 32}},
-            {{"chunk_size", int64_t{16}}},
-            1},
-           [](size_t i) {
-             switch (i) {
-               case 3:
-                 return std::pair{0.0f, 0.05f};
-               case 4:
-                 return std::pair{0.5f, 0.95f};
-               case 5:
-                 return std::pair{0.0f, 0.1f};
-               case 6:
-               case 7:
-                 return std::pair{-0.15f, 0.15f};
-               default:
-                 return std::pair{-0.35f, 0.35f};
-             }
-           });
+  const int64_t t = state.range(1), d = state.range(2), m = state.range(3);
+  const std::vector<int64_t> seq4 = {1, 2, t, d}, seq3 = {1, 2, t};
+  vulkan::VulkanOptions options;
+  options.disable_chunked_forms = state.range(0) == 0;
+  run_both(
+      state,
+      {"NeuralMemory",
+       {seq4, seq4, seq4, seq3, seq3, seq3, {2, d, m}, {2, m, d}},
+       {{"chunk_size", state.range(4)}},
+       1},
+      [d](size_t i) {
+        switch (i) {
+          case 3:  // learning rates scaled to the key width: stable
+            return std::pair{0.0f, 1.6f / static_cast<float>(d)};
+          case 4:
+            return std::pair{0.5f, 0.95f};
+          case 5:
+            return std::pair{0.0f, 0.1f};
+          case 6:
+          case 7:
+            return std::pair{-0.15f, 0.15f};
+          default:
+            return std::pair{-0.35f, 0.35f};
+        }
+      },
+      options);
 }
 
 #define SEQRT_VULKAN_BENCH(fn) \
@@ -192,7 +200,14 @@ SEQRT_VULKAN_BENCH(BM_Retention);
 SEQRT_VULKAN_BENCH(BM_LinearAttention);
 SEQRT_VULKAN_BENCH(BM_SelectiveScan);
 SEQRT_VULKAN_BENCH(BM_SSD);
-SEQRT_VULKAN_BENCH(BM_NeuralMemory);
+SEQRT_VULKAN_BENCH(BM_NeuralMemory)
+    ->ArgNames({"chunked", "T", "d", "m", "chunk"})
+    ->Args({1, 64, 32, 64, 16})
+    ->Args({0, 64, 32, 64, 16})
+    ->Args({1, 256, 64, 128, 64})
+    ->Args({0, 256, 64, 128, 64})
+    ->Args({1, 256, 32, 64, 16})
+    ->Args({0, 256, 32, 64, 16});
 
 }  // namespace
 }  // namespace seqrt

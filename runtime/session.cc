@@ -94,11 +94,11 @@ Status Session::check_feed_names(
                           input_names(graph_));
 }
 
-std::map<std::string, int64_t> Session::bind_symbols(
-    const std::map<std::string, Tensor>& feeds) const {
-  std::map<std::string, int64_t> symbols = options_.compile.dim_bindings;
-  for (ValueId id : graph_.inputs) {
-    const Value& value = graph_.value(id);
+std::map<std::string, int64_t> symbols_from_feeds(
+    const Graph& graph, const std::map<std::string, Tensor>& feeds) {
+  std::map<std::string, int64_t> symbols;
+  for (ValueId id : graph.inputs) {
+    const Value& value = graph.value(id);
     auto fed = feeds.find(value.name);
     if (fed == feeds.end() || !value.shape) continue;
     // A rank mismatch is reported by the executable's input check.
@@ -109,6 +109,13 @@ std::map<std::string, int64_t> Session::bind_symbols(
         symbols.emplace(dim.symbol_name(), fed->second.dim(d));
     }
   }
+  return symbols;
+}
+
+std::map<std::string, int64_t> Session::bind_symbols(
+    const std::map<std::string, Tensor>& feeds) const {
+  std::map<std::string, int64_t> symbols = options_.compile.dim_bindings;
+  symbols.merge(symbols_from_feeds(graph_, feeds));
   return symbols;
 }
 

@@ -41,6 +41,11 @@ struct SessionOptions {
   ProgressFn progress;
 };
 
+// Sizes of the symbolic dims of `graph`'s inputs as `feeds` give them
+// (inputs not fed, or fed with another rank, bind nothing).
+std::map<std::string, int64_t> symbols_from_feeds(
+    const Graph& graph, const std::map<std::string, Tensor>& feeds);
+
 class Session {
  public:
   // Verifies and type-checks `graph`, creates the backend and compiles.

@@ -144,13 +144,16 @@ Status run_model(const RunOptions& options) {
   SEQRT_RETURN_IF_ERROR(
       apply_limit_flags(options.limits, session_options.limits));
   session_options.progress = progress.callback();
+  // One run's inputs: compiled for their sizes (the Vulkan backend writes
+  // out a Scan only over a length it knows at compile).
+  SEQRT_ASSIGN_OR_RETURN(auto feeds, read_feeds(options.inputs));
+  session_options.compile.dim_bindings = symbols_from_feeds(graph, feeds);
   start = Clock::now();
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                          Session::create(std::move(graph), session_options));
   double compile_ms = elapsed_ms(start);
   progress.finish();
 
-  SEQRT_ASSIGN_OR_RETURN(auto feeds, read_feeds(options.inputs));
   std::map<std::string, Tensor> outputs;
   std::vector<double> run_ms;
   for (int i = 0; i < options.repeat; ++i) {

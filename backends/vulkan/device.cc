@@ -67,8 +67,8 @@ Result<std::shared_ptr<Device>> Device::open(const VulkanOptions& options) {
   SEQRT_RETURN_IF_ERROR(device->create_device());
   keep_loaded_since(libraries);
   device->read_limits(options);
-  device->fp16_weights_ = options.fp16_weights ||
-                          env_or_empty("SEQRT_VULKAN_FP16_WEIGHTS") == "1";
+  device->fp16_weights_ =
+      options.fp16_weights || env_or_empty("SEQRT_VULKAN_FP16_WEIGHTS") == "1";
   if (device->fp16_weights_ && !device->limits_.fp16_storage) {
     return unsupported(
         "vulkan: fp16 weights were asked for (SEQRT_VULKAN_FP16_WEIGHTS), "
@@ -320,8 +320,10 @@ void Device::read_limits(const VulkanOptions& options) {
     limits_.subgroup_arithmetic = false;
   }
   if (options.disable_fp16_storage) limits_.fp16_storage = false;
-  limits_.gemv = !options.disable_gemv &&
-                 env_or_empty("SEQRT_VULKAN_NO_GEMV") != "1";
+  limits_.gemv =
+      !options.disable_gemv && env_or_empty("SEQRT_VULKAN_NO_GEMV") != "1";
+  limits_.chunked_forms = !options.disable_chunked_forms &&
+                          env_or_empty("SEQRT_VULKAN_NO_CHUNKED") != "1";
   limits_.max_storage_buffer_range = l.maxStorageBufferRange;
   limits_.storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
 

@@ -405,8 +405,9 @@ Result<std::unique_ptr<VulkanExecutable::Recorded>> VulkanExecutable::record(
       args.input_dims.push_back(id == kNoValue ? std::vector<int64_t>{}
                                                : plan.values[id].dims);
       args.input_dtypes.push_back(id == kNoValue ? DType::kUndefined
-                                  : half_weights_.count(id) ? DType::kF16
-                                                            : graph_.values[id].dtype);
+                                  : half_weights_.count(id)
+                                      ? DType::kF16
+                                      : graph_.values[id].dtype);
     }
     for (ValueId id : node.outputs) {
       args.outputs.push_back(id == kNoValue ? BufferSlice{} : places[id]);
@@ -478,8 +479,10 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::prepare(
   auto found = prepared_.find(dims);
   if (found != prepared_.end()) return found->second;
   std::map<std::string, int64_t> bindings = dim_bindings_;
+  // Dims bound at compile stay bound (control flow may have been written
+  // out for them): an input that disagrees fails the check below.
   for (const auto& [name, size] : bindings_from_dims(graph_, dims)) {
-    bindings[name] = size;
+    bindings.emplace(name, size);
   }
   SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, build(bindings));
   for (size_t i = 0; i < graph_.inputs.size(); ++i) {

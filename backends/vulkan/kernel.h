@@ -37,6 +37,10 @@ struct DeviceLimits {
   // Single-row products (M = 1) by the GEMV shader rather than the tiled
   // GEMM (off: VulkanOptions::disable_gemv, SEQRT_VULKAN_NO_GEMV=1).
   bool gemv = true;
+  // Chunk-parallel forms of the sequence ops (Retention, SSD,
+  // LinearAttention, NeuralMemory) where they pay (off: the recurrent forms
+  // only; VulkanOptions::disable_chunked_forms, SEQRT_VULKAN_NO_CHUNKED=1).
+  bool chunked_forms = true;
 };
 
 // A tensor's place on the device: a range of one buffer (offset aligned).

@@ -39,10 +39,9 @@ AttrMap memory_attrs(int64_t depth, int64_t chunk, bool gelu, bool before) {
 
 // Runs `in` on the device, expects the chunked form and the reference's
 // outputs; returns the outputs.
-std::vector<Tensor> expect_chunked_matches(const std::shared_ptr<Device>& device,
-                                           const std::vector<Tensor>& in,
-                                           const AttrMap& attrs,
-                                           const RunOptions& options = {}) {
+std::vector<Tensor> expect_chunked_matches(
+    const std::shared_ptr<Device>& device, const std::vector<Tensor>& in,
+    const AttrMap& attrs, const RunOptions& options = {}) {
   auto want = scan_testing::run_op(kSeqrtDomain, "NeuralMemory", in, attrs);
   EXPECT_TRUE(want.is_ok()) << want.status().to_string();
   if (!want.is_ok()) return {};
@@ -75,9 +74,9 @@ TEST_F(VulkanNeuralMemoryChunked, MatchesReferenceForTheSizesOfOpsMd) {
   };
   uint64_t seed = 10;
   for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << "d " << c.d << ", m " << c.m
-                                    << ", chunk " << c.chunk << ", depth "
-                                    << c.depth << ", before " << c.before);
+    SCOPED_TRACE(testing::Message()
+                 << "d " << c.d << ", m " << c.m << ", chunk " << c.chunk
+                 << ", depth " << c.depth << ", before " << c.before);
     expect_chunked_matches(
         *device, stable_inputs(2, 2, c.t, c.d, c.m, c.depth, seed += 10),
         memory_attrs(c.depth, c.chunk, c.gelu, c.before));

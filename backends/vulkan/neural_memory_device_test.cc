@@ -11,8 +11,8 @@
 namespace seqrt::vulkan {
 namespace {
 
-using scan_testing::slice_axis;
 using neural_memory_testing::memory_inputs;
+using scan_testing::slice_axis;
 using sequence_testing::expect_matches_reference;
 using sequence_testing::open_device;
 using sequence_testing::run_on_device;

@@ -8,6 +8,8 @@
 #include "graph/passes/expand_einsum.h"
 #include "graph/passes/expand_runge_kutta.h"
 #include "graph/passes/expand_variadic.h"
+#include "graph/passes/rewrite.h"
+#include "graph/passes/unroll_control_flow.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
 
@@ -23,13 +25,13 @@ constexpr VkDeviceSize kBlockBytes = 64ull << 20;
 Status node_supported(const Graph& graph, const Node& node,
                       const vulkan::DeviceLimits& limits);
 
-// `node` alone in a graph of its own: its inputs as graph inputs (constants
-// stay constants), its outputs as graph outputs.
+// `node` alone in a graph of its own: its inputs and the values its
+// subgraphs capture as graph inputs (constants stay constants), its outputs
+// as graph outputs.
 Graph node_alone(const Graph& graph, const Node& node) {
   Graph part;
   Node alone = node;
-  for (ValueId& id : alone.inputs) {
-    if (id == kNoValue) continue;
+  auto copy_of = [&](ValueId id) {
     ValueId copy = part.add_value(graph.value(id));
     const Tensor* constant = graph.constant(id);
     if (constant != nullptr) {
@@ -37,7 +39,17 @@ Graph node_alone(const Graph& graph, const Node& node) {
     } else {
       part.inputs.push_back(copy);
     }
-    id = copy;
+    return copy;
+  };
+  for (ValueId& id : alone.inputs) {
+    if (id != kNoValue) id = copy_of(id);
+  }
+  for (const auto& [name, attr] : node.attrs) {
+    if (attr.type() != AttrType::kGraph) continue;
+    for (const std::string& read : captured_names(*attr.as_graph())) {
+      ValueId id = graph.find_value(read);
+      if (id != kNoValue && part.find_value(read) == kNoValue) copy_of(id);
+    }
   }
   for (ValueId& id : alone.outputs) {
     if (id == kNoValue) continue;
@@ -93,9 +105,10 @@ Status einsum_chain_supported(const Graph& graph, const Node& node,
   Graph part = node_alone(graph, node);
   SEQRT_ASSIGN_OR_RETURN(bool expanded, expand_einsum(part));
   if (!expanded) {
-    return unsupported("{}: its equation cannot be split into two-operand "
-                       "steps",
-                       node.label());
+    return unsupported(
+        "{}: its equation cannot be split into two-operand "
+        "steps",
+        node.label());
   }
   Status typed = infer_graph(part);
   if (!typed.is_ok()) {
@@ -112,8 +125,37 @@ Status einsum_chain_supported(const Graph& graph, const Node& node,
   return Status::ok();
 }
 
+// If, Scan and Loop run written out (unroll_control_flow at compile): the
+// node alone is written out and every node of the result checked.
+Status control_flow_supported(const Graph& graph, const Node& node,
+                              const vulkan::DeviceLimits& limits) {
+  const std::string blocker = unroll_blocker(graph, node, {});
+  if (!blocker.empty()) {
+    return unsupported(
+        "{}: the Vulkan backend records fixed command buffers and runs "
+        "control flow only written out, and this node cannot be: {}",
+        node.label(), blocker);
+  }
+  Graph part = node_alone(graph, node);
+  SEQRT_RETURN_IF_ERROR(unroll_control_flow(part, {}).status());
+  Status typed = infer_graph(part);
+  if (!typed.is_ok()) {
+    return unsupported("{}: written out: {}", node.label(), typed.message());
+  }
+  for (const Node& step : part.nodes) {
+    Status status = node_supported(part, step, limits);
+    if (!status.is_ok()) {
+      return unsupported("{}: written out: {}", node.label(), status.message());
+    }
+  }
+  return Status::ok();
+}
+
 Status kernel_supported(const Graph& graph, const Node& node,
                         const vulkan::DeviceLimits& limits) {
+  if (is_control_flow(node)) {
+    return control_flow_supported(graph, node, limits);
+  }
   if (is_einsum_to_expand(node)) {
     return einsum_chain_supported(graph, node, limits);
   }
@@ -174,15 +216,22 @@ Status node_supported(const Graph& graph, const Node& node,
   return Status::ok();
 }
 
-// The graph with the nodes that run as other ops written out: RungeKutta as
-// its stages, variadic elementwise ops as two-input chains, Einsums of
-// three or more operands as two-operand steps; then, when some node with
-// f16 tensors has no f16 kernel, the f16 tensors computed in f32 between
-// Casts at the graph's edges (a graph the f16-moving kernels take as it is
-// keeps its exact f16 rounding).
+// The graph with the nodes that run as other ops written out: control flow
+// as copies of its branch or body (an If on a condition known at compile,
+// a Scan over a length known at compile or bound in `options`, a Loop with
+// a constant trip count), RungeKutta as its stages, variadic elementwise ops as
+// two-input chains, Einsums of three or more operands as two-operand steps;
+// then, when some node with f16 tensors has no f16 kernel, the f16 tensors
+// computed in f32 between Casts at the graph's edges (a graph the f16-moving
+// kernels take as it is keeps its exact f16 rounding).
 Result<Graph> lower_for_vulkan(const Graph& given,
-                               const vulkan::DeviceLimits& limits) {
+                               const vulkan::DeviceLimits& limits,
+                               const CompileOptions& options) {
   Graph graph = given;
+  UnrollOptions unroll;
+  unroll.dim_bindings = options.dim_bindings;
+  SEQRT_ASSIGN_OR_RETURN(bool unrolled, unroll_control_flow(graph, unroll));
+  if (unrolled) SEQRT_RETURN_IF_ERROR(infer_graph(graph));
   SEQRT_ASSIGN_OR_RETURN(bool stages, expand_runge_kutta(graph));
   SEQRT_ASSIGN_OR_RETURN(bool chains, expand_variadic(graph));
   SEQRT_ASSIGN_OR_RETURN(bool steps, expand_einsum(graph));
@@ -222,7 +271,8 @@ class VulkanBackend : public Backend {
     SEQRT_RETURN_IF_ERROR(verify_graph(given));
     SEQRT_RETURN_IF_ERROR(check_ops(given));
     SEQRT_ASSIGN_OR_RETURN(
-        Graph graph, lower_for_vulkan(given, context_.device->limits()));
+        Graph graph,
+        lower_for_vulkan(given, context_.device->limits(), options));
     std::vector<std::string> lines;
     for (const Node& node : graph.nodes) {
       Status status = supports(graph, node);

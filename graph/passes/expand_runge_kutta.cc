@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/passes/inline_subgraph.h"
 #include "graph/passes/rewrite.h"
 
 namespace seqrt {
@@ -33,12 +34,8 @@ std::string runge_kutta_expansion_blocker(const Graph& graph,
       }
     }
   }
-  for (ValueId capture : body.captures) {
-    if (graph.find_value(body.value(capture).name) == kNoValue) {
-      return "the body reads '" + body.value(capture).name +
-             "', which is not a value of this graph";
-    }
-  }
+  const std::string blocker = inline_blocker(graph, body);
+  if (!blocker.empty()) return "its body: " + blocker;
   const std::string& m = method->as_string();
   if (m != "euler" && m != "rk2" && m != "rk2_gated" && m != "rk4") {
     return "unknown method '" + m + "'";
@@ -60,7 +57,8 @@ class Expander {
         node_(node),
         body_(*node.attr("body")->as_graph()),
         base_(node.name.empty() ? "runge_kutta" : node.name),
-        dtype_(graph.value(node.inputs[0]).dtype) {}
+        dtype_(graph.value(node.inputs[0]).dtype),
+        inliner_(graph, body_, base_) {}
 
   // Fails only when a coefficient cannot be allocated.
   Status run() {
@@ -152,43 +150,10 @@ class Expander {
     return g;
   }
 
-  // F(input) for stage k: the body's nodes with their values renamed, the
-  // body's constants shared by every stage, its captures the outer values
-  // of the same name.
+  // F(input) for stage k: a copy of the body (inline_subgraph.h).
   ValueId stage(int k, ValueId input) {
-    std::map<ValueId, ValueId> outer;
-    outer[body_.inputs[0]] = input;
-    for (ValueId capture : body_.captures) {
-      outer[capture] = graph_.find_value(body_.value(capture).name);
-    }
-    for (const auto& [id, tensor] : body_.constants) {
-      auto shared = constants_.find(id);
-      if (shared == constants_.end()) {
-        ValueId copy = fresh(body_.value(id).name);
-        graph_.constants[copy] = tensor;
-        graph_.value(copy).dtype = body_.value(id).dtype;
-        graph_.value(copy).shape = body_.value(id).shape;
-        shared = constants_.emplace(id, copy).first;
-      }
-      outer[id] = shared->second;
-    }
-    const std::string prefix = "f" + std::to_string(k) + "_";
-    for (const Node& inner : body_.nodes) {
-      Node copy = inner;
-      copy.name =
-          base_ + "_" + prefix + (inner.name.empty() ? inner.op : inner.name);
-      for (ValueId& id : copy.inputs) {
-        if (id != kNoValue) id = outer.at(id);
-      }
-      for (ValueId& id : copy.outputs) {
-        if (id == kNoValue) continue;
-        ValueId renamed = fresh(prefix + body_.value(id).name);
-        outer[id] = renamed;
-        id = renamed;
-      }
-      nodes_.push_back(std::move(copy));
-    }
-    return outer.at(body_.outputs[0]);
+    return inliner_.inline_copy({input}, "f" + std::to_string(k) + "_",
+                                nodes_)[0];
   }
 
   Graph& graph_;
@@ -196,7 +161,7 @@ class Expander {
   const Graph& body_;
   std::string base_;
   DType dtype_;
-  std::map<ValueId, ValueId> constants_;  // body constant -> outer copy
+  SubgraphInliner inliner_;
   std::vector<Node> nodes_;
   Status status_;
 };

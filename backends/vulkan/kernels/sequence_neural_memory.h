@@ -37,7 +37,7 @@ Result<MemoryBindings> neural_memory_bindings(const NodeArgs& args,
 // The chunk-parallel form takes a prompt whose rounds hold at least this
 // many tokens (min(chunk_size, T)); shorter ones and decode steps run the
 // token loop.
-constexpr int64_t kNeuralMemoryChunkedMinRows = 8;
+constexpr int64_t kNeuralMemoryChunkedMinRows = 16;
 
 // Floats of scratch one (batch, head) needs for rounds of `rows` tokens, as
 // `regions` in shaders/seq_neural_memory_chunk.comp.

@@ -20,14 +20,22 @@ namespace {
 
 // The shader's PH_* (seq_neural_memory_chunk.comp), in recording order.
 enum Phase : uint32_t {
-  kInit, kCoef, kForward, kResidual, kBack, kScoresQ, kRetrieve1, kScoresA,
-  kRetrieve2, kUpdate
+  kInit,
+  kCoef,
+  kForward,
+  kResidual,
+  kBack,
+  kScoresQ,
+  kRetrieve1,
+  kScoresA,
+  kRetrieve2,
+  kUpdate
 };
 constexpr Phase kDepth1Phases[] = {kCoef, kForward, kScoresQ, kRetrieve1,
                                    kUpdate};
-constexpr Phase kDepth2Phases[] = {kCoef,     kForward,   kResidual,
-                                   kBack,     kScoresQ,   kRetrieve1,
-                                   kScoresA,  kRetrieve2, kUpdate};
+constexpr Phase kDepth2Phases[] = {kCoef,    kForward,   kResidual,
+                                   kBack,    kScoresQ,   kRetrieve1,
+                                   kScoresA, kRetrieve2, kUpdate};
 
 // constants[kTagAt] marks the tiling as this form's.
 constexpr size_t kTagAt = 2;
@@ -79,7 +87,9 @@ std::optional<KernelTiling> plan_neural_memory_chunked(
     const MemoryCall& c, const DeviceLimits& limits) {
   const int64_t rows = std::min(c.chunk, c.seq);
   const uint32_t wg = std::min(limits.max_invocations, kMaxInvocations);
-  if (rows < kNeuralMemoryChunkedMinRows || wg == 0) return std::nullopt;
+  if (!limits.chunked_forms || rows < kNeuralMemoryChunkedMinRows || wg == 0) {
+    return std::nullopt;
+  }
   // Every phase gives each invocation one element; its loops run over d,
   // m or the round's tokens (the coefficients: two passes over them).
   const uint64_t loops = static_cast<uint64_t>(std::max(c.d, c.m)) +
@@ -121,8 +131,9 @@ Status record_neural_memory_chunked(const NodeArgs& args, const MemoryCall& c,
   const int64_t rows = k[1];
   SEQRT_ASSIGN_OR_RETURN(MemoryBindings bindings,
                          neural_memory_bindings(args, c, recorder));
-  SEQRT_ASSIGN_OR_RETURN(BufferSlice offsets,
-                         recorder.scratch(4 * static_cast<VkDeviceSize>(c.batch)));
+  SEQRT_ASSIGN_OR_RETURN(
+      BufferSlice offsets,
+      recorder.scratch(4 * static_cast<VkDeviceSize>(c.batch)));
   SEQRT_ASSIGN_OR_RETURN(
       BufferSlice scratch,
       recorder.scratch(4 * neural_memory_chunk_floats(c, rows) * c.batch *
@@ -150,9 +161,11 @@ Status record_neural_memory_chunked(const NodeArgs& args, const MemoryCall& c,
   const bool has_position = (bindings.flags & kNmHasPosition) != 0;
   for (int64_t round = 0; round < rounds(c, has_position); ++round) {
     if (c.depth == 2) {
-      for (Phase phase : kDepth2Phases) SEQRT_RETURN_IF_ERROR(run(phase, round));
+      for (Phase phase : kDepth2Phases)
+        SEQRT_RETURN_IF_ERROR(run(phase, round));
     } else {
-      for (Phase phase : kDepth1Phases) SEQRT_RETURN_IF_ERROR(run(phase, round));
+      for (Phase phase : kDepth1Phases)
+        SEQRT_RETURN_IF_ERROR(run(phase, round));
     }
   }
   return Status::ok();
