@@ -130,6 +130,38 @@ void BM_LinearAttention(benchmark::State& state) {
            });
 }
 
+// gated_delta LinearAttention B=1, 4 heads of dk=dv=32, a decay per head.
+// Arguments: chunked (1) or the recurrent form only (0), T.
+void BM_LinearAttentionDelta(benchmark::State& state) {
+  const int64_t t = state.range(1);
+  const std::vector<int64_t> qkv = {1, t, 4 * 32}, gate = {1, t, 4};
+  vulkan::VulkanOptions options;
+  options.forms = state.range(0) == 0 ? vulkan::SequenceForms::kRecurrent
+                                      : vulkan::SequenceForms::kChunked;
+  run_both(
+      state,
+      {"LinearAttention",
+       {qkv, qkv, qkv, {}, gate, gate},
+       {{"update_rule", std::string("gated_delta")},
+        {"q_num_heads", int64_t{4}},
+        {"kv_num_heads", int64_t{4}}},
+       1,
+       kOnnxDomain},
+      [](size_t i) {
+        switch (i) {
+          case 1:  // small keys keep the delta updates contracting
+            return std::pair{-0.1f, 0.1f};
+          case 4:
+            return std::pair{-0.5f, 0.0f};
+          case 5:
+            return std::pair{0.1f, 0.9f};
+          default:
+            return std::pair{-0.35f, 0.35f};
+        }
+      },
+      options);
+}
+
 // SelectiveScan B=1, D=256, L=256, N=16.
 void BM_SelectiveScan(benchmark::State& state) {
   run_both(state,
@@ -167,7 +199,8 @@ void BM_NeuralMemory(benchmark::State& state) {
   const int64_t t = state.range(1), d = state.range(2), m = state.range(3);
   const std::vector<int64_t> seq4 = {1, 2, t, d}, seq3 = {1, 2, t};
   vulkan::VulkanOptions options;
-  options.disable_chunked_forms = state.range(0) == 0;
+  options.forms = state.range(0) == 0 ? vulkan::SequenceForms::kRecurrent
+                                      : vulkan::SequenceForms::kChunked;
   run_both(
       state,
       {"NeuralMemory",
@@ -198,6 +231,12 @@ SEQRT_VULKAN_BENCH(BM_Attention_Prefill);
 SEQRT_VULKAN_BENCH(BM_Attention_Decode);
 SEQRT_VULKAN_BENCH(BM_Retention);
 SEQRT_VULKAN_BENCH(BM_LinearAttention);
+SEQRT_VULKAN_BENCH(BM_LinearAttentionDelta)
+    ->ArgNames({"chunked", "T"})
+    ->Args({1, 256})
+    ->Args({0, 256})
+    ->Args({1, 1024})
+    ->Args({0, 1024});
 SEQRT_VULKAN_BENCH(BM_SelectiveScan);
 SEQRT_VULKAN_BENCH(BM_SSD);
 SEQRT_VULKAN_BENCH(BM_NeuralMemory)

@@ -67,6 +67,14 @@ Result<std::shared_ptr<Device>> Device::open(const VulkanOptions& options) {
   SEQRT_RETURN_IF_ERROR(device->create_device());
   keep_loaded_since(libraries);
   device->read_limits(options);
+  const std::string forms = env_or_empty("SEQRT_VULKAN_FORMS");
+  if (!forms.empty() && forms != "auto" && forms != "recurrent" &&
+      forms != "chunked") {
+    return invalid_argument(
+        "vulkan: SEQRT_VULKAN_FORMS must be auto, recurrent or chunked, got "
+        "'{}'",
+        forms);
+  }
   device->fp16_weights_ =
       options.fp16_weights || env_or_empty("SEQRT_VULKAN_FP16_WEIGHTS") == "1";
   if (device->fp16_weights_ && !device->limits_.fp16_storage) {
@@ -322,8 +330,15 @@ void Device::read_limits(const VulkanOptions& options) {
   if (options.disable_fp16_storage) limits_.fp16_storage = false;
   limits_.gemv =
       !options.disable_gemv && env_or_empty("SEQRT_VULKAN_NO_GEMV") != "1";
-  limits_.chunked_forms = !options.disable_chunked_forms &&
-                          env_or_empty("SEQRT_VULKAN_NO_CHUNKED") != "1";
+  limits_.cpu_device =
+      props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  limits_.forms = options.forms;
+  const std::string forms = env_or_empty("SEQRT_VULKAN_FORMS");
+  if (limits_.forms == SequenceForms::kAuto && forms == "recurrent") {
+    limits_.forms = SequenceForms::kRecurrent;
+  } else if (limits_.forms == SequenceForms::kAuto && forms == "chunked") {
+    limits_.forms = SequenceForms::kChunked;
+  }
   limits_.max_storage_buffer_range = l.maxStorageBufferRange;
   limits_.storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
 

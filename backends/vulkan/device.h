@@ -26,8 +26,9 @@ struct VulkanOptions {
   bool disable_subgroup_ops = false;  // or SEQRT_VULKAN_NO_SUBGROUP=1
   bool disable_fp16_storage = false;  // as if the device had no 16-bit storage
   bool disable_gemv = false;  // M = 1 on the tiled GEMM; SEQRT_VULKAN_NO_GEMV=1
-  // Sequence ops in their recurrent forms only; SEQRT_VULKAN_NO_CHUNKED=1.
-  bool disable_chunked_forms = false;
+  // The sequence ops' forms (DeviceLimits::forms); kAuto reads
+  // SEQRT_VULKAN_FORMS (recurrent, chunked or auto).
+  SequenceForms forms = SequenceForms::kAuto;
   // Store the fp32 weights of MatMul/Gemm/Linear as fp16 (half the memory
   // and bandwidth; fp32 accumulation), or SEQRT_VULKAN_FP16_WEIGHTS=1.
   // Needs 16-bit storage: opening a device without it is then an error.

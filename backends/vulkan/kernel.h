@@ -22,6 +22,8 @@
 
 namespace seqrt::vulkan {
 
+enum class SequenceForms { kAuto, kRecurrent, kChunked };
+
 // What kernels may rely on; read from the device, some forced by tests.
 struct DeviceLimits {
   uint32_t shared_memory_bytes =
@@ -37,10 +39,15 @@ struct DeviceLimits {
   // Single-row products (M = 1) by the GEMV shader rather than the tiled
   // GEMM (off: VulkanOptions::disable_gemv, SEQRT_VULKAN_NO_GEMV=1).
   bool gemv = true;
-  // Chunk-parallel forms of the sequence ops (Retention, SSD,
-  // LinearAttention, NeuralMemory) where they pay (off: the recurrent forms
-  // only; VulkanOptions::disable_chunked_forms, SEQRT_VULKAN_NO_CHUNKED=1).
-  bool chunked_forms = true;
+  // Which forms the sequence ops take (VulkanOptions::forms,
+  // SEQRT_VULKAN_FORMS): kAuto the chunk-parallel forms where they pay,
+  // kRecurrent only the recurrent ones, kChunked the chunked forms also
+  // where they pay only with a GPU's parallelism (the delta rules).
+  SequenceForms forms = SequenceForms::kAuto;
+  // A CPU implementation (lavapipe): the chunked delta rules stay off
+  // under kAuto.
+  bool cpu_device = false;
+  bool chunked_forms() const { return forms != SequenceForms::kRecurrent; }
 };
 
 // A tensor's place on the device: a range of one buffer (offset aligned).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/vulkan/kernels/sequence_device_testing.h"
+#include "backends/vulkan/linear_attention_testing.h"
 #include "backends/vulkan/tiling.h"
 
 namespace seqrt::vulkan {
@@ -16,29 +17,10 @@ using sequence_testing::expect_parts_equal_whole;
 using sequence_testing::open_device;
 using sequence_testing::run_on_device;
 
+using linear_attention_testing::attrs_for;
+using linear_attention_testing::inputs;
+using linear_attention_testing::Sizes;
 using VulkanLinearAttention = sequence_testing::DeviceTest;
-
-struct Sizes {
-  int64_t b, t, hq, hkv, dk, dv;
-};
-
-// query, key, value, past_state, decay (per key or per head), beta (per
-// head or shared). Small keys keep the delta rules' updates contracting.
-std::vector<Tensor> inputs(const Sizes& s, bool decay_per_key,
-                           bool beta_per_head, uint64_t seed) {
-  return {uniform({s.b, s.t, s.hq * s.dk}, seed, -1, 1),
-          uniform({s.b, s.t, s.hkv * s.dk}, seed + 1, -0.2, 0.2),
-          uniform({s.b, s.t, s.hkv * s.dv}, seed + 2, -1, 1),
-          uniform({s.b, s.hkv, s.dk, s.dv}, seed + 3, -0.5, 0.5),
-          uniform({s.b, s.t, decay_per_key ? s.hkv * s.dk : s.hkv}, seed + 4,
-                  -0.4, 0.0),
-          uniform({s.b, s.t, beta_per_head ? s.hkv : 1}, seed + 5, 0.1, 0.9)};
-}
-
-AttrMap attrs_for(const std::string& rule, const Sizes& s) {
-  return {
-      {"update_rule", rule}, {"q_num_heads", s.hq}, {"kv_num_heads", s.hkv}};
-}
 
 TEST_F(VulkanLinearAttention, EveryRuleMatchesReferenceAtEveryLimit) {
   // d_k = 40 splits each column's rows over invocations; GQA 2.

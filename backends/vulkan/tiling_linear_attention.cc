@@ -147,7 +147,7 @@ Result<KernelTiling> plan_linear_attention_form(int64_t dk, int64_t dv,
   auto recurrent = [&] {
     return plan_linear_attention(dk, dv, length, group, limits);
   };
-  if (!limits.chunked_forms || delta_rule || length < kChunkedMinLength ||
+  if (!limits.chunked_forms() || delta_rule || length < kChunkedMinLength ||
       dk <= 0 || dv <= 0 || chunk_hint <= 0) {
     return recurrent();
   }

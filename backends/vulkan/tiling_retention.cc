@@ -90,7 +90,7 @@ Result<KernelTiling> choose_form(const char* op, bool ssd, int64_t length,
                                  int64_t value_width, int64_t chunk_hint,
                                  const DeviceLimits& limits,
                                  Recurrent recurrent) {
-  if (limits.chunked_forms && length >= kChunkedMinLength) {
+  if (limits.chunked_forms() && length >= kChunkedMinLength) {
     Result<KernelTiling> chunked = plan_chunked(op, ssd, length, chunk_hint,
                                                 key_width, value_width, limits);
     if (!chunked.is_ok() &&

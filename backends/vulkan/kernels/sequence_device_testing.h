@@ -166,7 +166,8 @@ struct PartsCase {
 inline void expect_parts_equal_whole(
     const std::shared_ptr<Device>& device, const PartsCase& c,
     const std::vector<Tensor>& whole,
-    const std::vector<std::pair<int64_t, int64_t>>& parts) {
+    const std::vector<std::pair<int64_t, int64_t>>& parts,
+    const RunOptions& options = {}) {
   auto want = scan_testing::run_op(c.domain, c.op, whole, c.attrs);
   ASSERT_TRUE(want.is_ok()) << want.status().to_string();
   Tensor state = whole[c.state_input];
@@ -178,7 +179,8 @@ inline void expect_parts_equal_whole(
     part[c.state_input] = state;
     auto want_part = scan_testing::run_op(c.domain, c.op, part, c.attrs);
     ASSERT_TRUE(want_part.is_ok()) << want_part.status().to_string();
-    auto got = run_on_device(device, c.domain, c.op, part, c.attrs, *want_part);
+    auto got = run_on_device(device, c.domain, c.op, part, c.attrs, *want_part,
+                             options);
     ASSERT_TRUE(got.is_ok()) << got.status().to_string();
     scan_testing::expect_close(
         got->outputs[0], scan_testing::slice_axis((*want)[0], 1, begin, end),
@@ -193,17 +195,22 @@ inline void expect_parts_equal_whole(
 // planned as the device allows must be chunked (`is_chunked`, in
 // `dispatches` dispatches), planned as if no chunk fit it must not be, and
 // outputs 0 and 1 (tokens and final state) of the two must agree within
-// `tolerance`.
+// `tolerance`. `forms` is the chunked run's DeviceLimits::forms.
 inline void expect_chunked_equals_recurrent(
     const std::string& domain, const std::string& op,
     const std::vector<Tensor>& in, const AttrMap& attrs,
-    bool (*is_chunked)(const KernelTiling&), int dispatches,
-    double tolerance) {
+    bool (*is_chunked)(const KernelTiling&), int dispatches, double tolerance,
+    SequenceForms forms = SequenceForms::kAuto) {
   auto device = open_device({32, true});
   ASSERT_TRUE(device.is_ok());
   auto want = scan_testing::run_op(domain, op, in, attrs);
   ASSERT_TRUE(want.is_ok());
-  auto chunked = run_on_device(*device, domain, op, in, attrs, *want);
+  DeviceLimits chunked_limits = (*device)->limits();
+  chunked_limits.forms = forms;
+  RunOptions chunked_options;
+  chunked_options.plan_limits = &chunked_limits;
+  auto chunked =
+      run_on_device(*device, domain, op, in, attrs, *want, chunked_options);
   ASSERT_TRUE(chunked.is_ok()) << chunked.status().to_string();
   ASSERT_TRUE(is_chunked(chunked->tiling));
   EXPECT_EQ(chunked->dispatches, dispatches);
@@ -212,7 +219,8 @@ inline void expect_chunked_equals_recurrent(
   no_chunks.max_storage_buffer_range = 64;
   RunOptions options;
   options.plan_limits = &no_chunks;
-  auto recurrent = run_on_device(*device, domain, op, in, attrs, *want, options);
+  auto recurrent =
+      run_on_device(*device, domain, op, in, attrs, *want, options);
   ASSERT_TRUE(recurrent.is_ok()) << recurrent.status().to_string();
   ASSERT_FALSE(is_chunked(recurrent->tiling));
   for (size_t i = 0; i < 2; ++i) {

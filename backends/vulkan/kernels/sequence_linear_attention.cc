@@ -1,24 +1,22 @@
-// ONNX LinearAttention (opset 27) on Vulkan, recurrent form (shader
-// seq_linear_attention): one dispatch over every (batch, kv head) and
-// value column, for the rules linear, gated, delta and gated_delta.
+// ONNX LinearAttention (opset 27) on Vulkan: the recurrent form (shader
+// seq_linear_attention, one dispatch over every (batch, kv head) and value
+// column) for the rules linear, gated, delta and gated_delta; the chunked
+// form of linear and gated (three passes, below); the delta rules in
+// chunks in sequence_linear_attention_delta.cc.
 #include <cmath>
 
+#include "backends/vulkan/kernels/sequence_linear_attention.h"
 #include "backends/vulkan/kernels/sequence_util.h"
 #include "backends/vulkan/tiling.h"
 
 namespace seqrt::vulkan {
 namespace {
 
-enum Input { kQuery, kKey, kValue, kPast, kDecay, kBeta };
-// Flag bits, as the shader's LA_*.
-constexpr uint32_t kUseDecay = 1, kDecayPerKey = 2, kUseBeta = 4,
-                   kBetaPerHead = 8, kHasPast = 16, kHasPresent = 32;
-
-struct LinearDims {
-  int64_t batch, seq, q_heads, kv_heads, dk, dv;
-  uint32_t gate_flags;
-  float scale;
-};
+constexpr size_t kQuery = kLaQuery, kKey = kLaKey, kValue = kLaValue,
+                 kPast = kLaPast, kDecay = kLaDecay, kBeta = kLaBeta;
+constexpr uint32_t kUseDecay = kLaUseDecay, kDecayPerKey = kLaDecayPerKey,
+                   kUseBeta = kLaUseBeta, kBetaPerHead = kLaBetaPerHead,
+                   kHasPast = kLaHasPast, kHasPresent = kLaHasPresent;
 
 bool present_input(const NodeArgs& args, size_t i) {
   return i < args.inputs.size() && !args.inputs[i].empty();
@@ -128,6 +126,10 @@ Result<LinearDims> linear_dims(const NodeArgs& args) {
 
 Result<KernelTiling> plan(const NodeArgs& args, const DeviceLimits& limits) {
   SEQRT_ASSIGN_OR_RETURN(LinearDims d, linear_dims(args));
+  if (auto delta = plan_linear_attention_delta_chunked(
+          d, int_attr(*args.node, "chunk_size", 64), limits)) {
+    return *delta;
+  }
   return plan_linear_attention_form(d.dk, d.dv, d.seq, d.q_heads / d.kv_heads,
                                     d.batch * d.kv_heads,
                                     int_attr(*args.node, "chunk_size", 64),
@@ -205,6 +207,10 @@ Status record(const NodeArgs& args, const KernelTiling& tiling,
       (flags & kUseDecay) != 0 ? input_or_empty(args, kDecay) : BufferSlice{};
   const BufferSlice beta =
       (flags & kUseBeta) != 0 ? input_or_empty(args, kBeta) : BufferSlice{};
+  if (is_delta_chunked_linear_attention(tiling)) {
+    return record_linear_attention_delta_chunked(args, d, flags, tiling,
+                                                 recorder);
+  }
   if (is_chunked_linear_attention(tiling)) {
     return record_chunked(args, d, flags, decay, tiling, recorder);
   }

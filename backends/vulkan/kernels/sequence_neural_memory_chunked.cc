@@ -87,7 +87,7 @@ std::optional<KernelTiling> plan_neural_memory_chunked(
     const MemoryCall& c, const DeviceLimits& limits) {
   const int64_t rows = std::min(c.chunk, c.seq);
   const uint32_t wg = std::min(limits.max_invocations, kMaxInvocations);
-  if (!limits.chunked_forms || rows < kNeuralMemoryChunkedMinRows || wg == 0) {
+  if (!limits.chunked_forms() || rows < kNeuralMemoryChunkedMinRows || wg == 0) {
     return std::nullopt;
   }
   // Every phase gives each invocation one element; its loops run over d,
