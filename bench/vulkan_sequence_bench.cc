@@ -90,6 +90,15 @@ void run_both(benchmark::State& state, const Spec& spec, const Ranges& range,
 
 std::pair<float, float> unit(size_t) { return {-1.0f, 1.0f}; }
 
+// The first argument of the benchmarks that compare forms: 1 the chunked
+// forms (even where the planner would not take them), 0 the recurrent.
+vulkan::VulkanOptions forms_from(int64_t chunked) {
+  vulkan::VulkanOptions options;
+  options.forms = chunked == 0 ? vulkan::SequenceForms::kRecurrent
+                               : vulkan::SequenceForms::kChunked;
+  return options;
+}
+
 // B=1, H=4, d=64: a causal prefill of 128 tokens, and one token decoded
 // over a cache of 256 keys.
 void BM_Attention_Prefill(benchmark::State& state) {
@@ -135,9 +144,7 @@ void BM_LinearAttention(benchmark::State& state) {
 void BM_LinearAttentionDelta(benchmark::State& state) {
   const int64_t t = state.range(1);
   const std::vector<int64_t> qkv = {1, t, 4 * 32}, gate = {1, t, 4};
-  vulkan::VulkanOptions options;
-  options.forms = state.range(0) == 0 ? vulkan::SequenceForms::kRecurrent
-                                      : vulkan::SequenceForms::kChunked;
+  const vulkan::VulkanOptions options = forms_from(state.range(0));
   run_both(
       state,
       {"LinearAttention",
@@ -198,9 +205,7 @@ void BM_SSD(benchmark::State& state) {
 void BM_NeuralMemory(benchmark::State& state) {
   const int64_t t = state.range(1), d = state.range(2), m = state.range(3);
   const std::vector<int64_t> seq4 = {1, 2, t, d}, seq3 = {1, 2, t};
-  vulkan::VulkanOptions options;
-  options.forms = state.range(0) == 0 ? vulkan::SequenceForms::kRecurrent
-                                      : vulkan::SequenceForms::kChunked;
+  const vulkan::VulkanOptions options = forms_from(state.range(0));
   run_both(
       state,
       {"NeuralMemory",

@@ -12,11 +12,9 @@ namespace seqrt::vulkan {
 namespace {
 
 using neural_memory_testing::memory_inputs;
-using scan_testing::slice_axis;
 using sequence_testing::expect_matches_reference;
 using sequence_testing::open_device;
 using sequence_testing::run_on_device;
-using sequence_testing::RunOptions;
 
 using VulkanNeuralMemory = sequence_testing::DeviceTest;
 
@@ -36,38 +34,11 @@ TEST_F(VulkanNeuralMemory, MatchesReferenceAtEveryLimit) {
 TEST_F(VulkanNeuralMemory, PrefillThenStepsEqualsWholeMidChunk) {
   auto device = open_device({16, true});
   ASSERT_TRUE(device.is_ok());
-  const AttrMap attrs = {{"chunk_size", int64_t{4}}};
-  const std::vector<Tensor> whole = memory_inputs(1, 2, 9, 8, 16, 2, 4);
-  auto want = scan_testing::run_op(kSeqrtDomain, "NeuralMemory", whole, attrs);
-  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
-  Tensor state;
   // 6 tokens (one chunk and half of the next), then single tokens; the
   // position input keeps the chunks aligned to absolute positions.
-  for (auto [begin, end] :
-       {std::pair<int64_t, int64_t>{0, 6}, {6, 7}, {7, 8}, {8, 9}}) {
-    std::vector<Tensor> part = whole;
-    for (size_t i : {0, 1, 2, 3, 4, 5}) {
-      part[i] = slice_axis(whole[i], 2, begin, end);
-    }
-    RunOptions options;
-    if (begin > 0) {
-      part.push_back(state);
-      part.push_back(Tensor::from_vector<int64_t>({1}, {begin}));
-      options.constant_inputs = {9};
-    }
-    auto want_part =
-        scan_testing::run_op(kSeqrtDomain, "NeuralMemory", part, attrs);
-    ASSERT_TRUE(want_part.is_ok()) << want_part.status().to_string();
-    auto got = run_on_device(*device, kSeqrtDomain, "NeuralMemory", part, attrs,
-                             *want_part, options);
-    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
-    scan_testing::expect_close(got->outputs[0],
-                               slice_axis((*want)[0], 2, begin, end), 1e-4,
-                               "tokens from " + std::to_string(begin));
-    state = got->outputs[1];
-  }
-  scan_testing::expect_close(state, (*want)[1], 1e-4, "final state");
-  EXPECT_EQ((*device)->validation_messages(), 0);
+  neural_memory_testing::expect_parts_equal_whole(
+      *device, memory_inputs(1, 2, 9, 8, 16, 2, 4),
+      {{"chunk_size", int64_t{4}}}, {{0, 6}, {6, 7}, {7, 8}, {8, 9}});
 }
 
 TEST_F(VulkanNeuralMemory, LongSequenceRunsInSegments) {

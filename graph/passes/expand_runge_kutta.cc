@@ -50,13 +50,12 @@ std::string runge_kutta_expansion_blocker(const Graph& graph,
 namespace {
 
 // Builds the replacement nodes of one RungeKutta node.
-class Expander {
+class Expander : public NodeWriter {
  public:
   Expander(Graph& graph, const Node& node)
-      : graph_(graph),
+      : NodeWriter(graph, node.name.empty() ? "runge_kutta" : node.name),
         node_(node),
         body_(*node.attr("body")->as_graph()),
-        base_(node.name.empty() ? "runge_kutta" : node.name),
         dtype_(graph.value(node.inputs[0]).dtype),
         inliner_(graph, body_, base_) {}
 
@@ -92,25 +91,7 @@ class Expander {
     return status_;
   }
 
-  std::vector<Node> take_nodes() { return std::move(nodes_); }
-
  private:
-  ValueId fresh(const std::string& what) {
-    return add_fresh_value(graph_, base_ + "_" + what);
-  }
-
-  void emit(const std::string& op, std::vector<ValueId> inputs, ValueId out,
-            AttrMap attrs = {}) {
-    Node node;
-    node.name = graph_.value(out).name;
-    node.op = op;
-    node.domain = kOnnxDomain;
-    node.inputs = std::move(inputs);
-    node.outputs = {out};
-    node.attrs = std::move(attrs);
-    nodes_.push_back(std::move(node));
-  }
-
   ValueId binary(const std::string& op, ValueId a, ValueId b) {
     ValueId out = fresh(op == "Add" ? "sum" : op == "Mul" ? "scaled" : "diff");
     emit(op, {a, b}, out);
@@ -156,13 +137,10 @@ class Expander {
                                 nodes_)[0];
   }
 
-  Graph& graph_;
   const Node& node_;
   const Graph& body_;
-  std::string base_;
   DType dtype_;
   SubgraphInliner inliner_;
-  std::vector<Node> nodes_;
   Status status_;
 };
 

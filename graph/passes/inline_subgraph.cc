@@ -30,6 +30,22 @@ std::string inline_blocker(const Graph& graph, const Graph& body) {
   return "";
 }
 
+ValueId NodeWriter::fresh(const std::string& what) {
+  return add_fresh_value(graph_, base_ + "_" + what);
+}
+
+void NodeWriter::emit(const std::string& op, std::vector<ValueId> inputs,
+                      ValueId out, AttrMap attrs) {
+  Node node;
+  node.name = graph_.value(out).name;
+  node.op = op;
+  node.domain = kOnnxDomain;
+  node.inputs = std::move(inputs);
+  node.outputs = {out};
+  node.attrs = std::move(attrs);
+  nodes_.push_back(std::move(node));
+}
+
 SubgraphInliner::SubgraphInliner(Graph& graph, const Graph& body,
                                  std::string base)
     : graph_(graph), body_(body), base_(std::move(base)) {}

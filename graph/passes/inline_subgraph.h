@@ -17,6 +17,24 @@ namespace seqrt {
 // them); "" when it can.
 std::string inline_blocker(const Graph& graph, const Graph& body);
 
+// Writes the nodes that take one node's place: fresh values named
+// `base`_<what>, ONNX nodes named after the value they produce.
+class NodeWriter {
+ public:
+  NodeWriter(Graph& graph, std::string base)
+      : graph_(graph), base_(std::move(base)) {}
+  std::vector<Node> take_nodes() { return std::move(nodes_); }
+
+ protected:
+  ValueId fresh(const std::string& what);
+  void emit(const std::string& op, std::vector<ValueId> inputs, ValueId out,
+            AttrMap attrs = {});
+
+  Graph& graph_;
+  std::string base_;
+  std::vector<Node> nodes_;
+};
+
 class SubgraphInliner {
  public:
   // Node and value names of the copies start with `base`.

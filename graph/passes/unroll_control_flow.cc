@@ -165,13 +165,12 @@ int64_t loop_trips(const Graph& graph, const Node& node, std::string& why) {
   return trips->element_i64(0);
 }
 
-class Unroller {
+class Unroller : public NodeWriter {
  public:
   Unroller(Graph& graph, const Node& node, const UnrollOptions& options)
-      : graph_(graph),
+      : NodeWriter(graph, node.name.empty() ? node.op : node.name),
         node_(node),
-        options_(options),
-        base_(node.name.empty() ? node.op : node.name) {}
+        options_(options) {}
 
   Status run() {
     if (node_.op == "If") return unroll_if();
@@ -179,25 +178,7 @@ class Unroller {
     return unroll_loop();
   }
 
-  std::vector<Node> take_nodes() { return std::move(nodes_); }
-
  private:
-  ValueId fresh(const std::string& what) {
-    return add_fresh_value(graph_, base_ + "_" + what);
-  }
-
-  void emit(const std::string& op, std::vector<ValueId> inputs, ValueId out,
-            AttrMap attrs = {}) {
-    Node node;
-    node.name = graph_.value(out).name;
-    node.op = op;
-    node.domain = kOnnxDomain;
-    node.inputs = std::move(inputs);
-    node.outputs = {out};
-    node.attrs = std::move(attrs);
-    nodes_.push_back(std::move(node));
-  }
-
   ValueId constant(const std::string& what, Tensor tensor) {
     ValueId id = fresh(what);
     graph_.value(id).dtype = tensor.dtype();
@@ -315,12 +296,9 @@ class Unroller {
     return Status::ok();
   }
 
-  Graph& graph_;
   const Node& node_;
   const UnrollOptions& options_;
-  std::string base_;
   std::map<int64_t, ValueId> indices_;
-  std::vector<Node> nodes_;
 };
 
 }  // namespace
