@@ -3,7 +3,9 @@
 // ping-pong, a KV cache that grows by concatenation, and a fixed-capacity
 // KV cache written in place by a Where), it equals the CPU backend's
 // Stream, across snapshot/restore, reset and interleaved Streams, while each
-// step moves only its inputs and outputs between host and device.
+// step moves only its inputs and outputs between host and device; a
+// NeuralMemory prompt (chunk-parallel) and its steps (token loop) continue
+// each other's state on the device.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -119,6 +121,46 @@ Graph retention_graph() {
   b.output(outs[1]);
   b.state_pair(past, outs[1]);
   return std::move(b).build().value();
+}
+
+// y, present_state = NeuralMemory(q, k, v, θ, η, α, W1, W2, past_state),
+// chunk_size 16, over any number of tokens: a prompt of 16 or more runs the
+// chunk-parallel form on Vulkan, a step the token loop.
+constexpr int64_t kMemoryParams = 2 * kDim * 2 * kDim;  // d·m + m·d, m = 2d
+Graph neural_memory_graph() {
+  GraphBuilder b("neural_memory");
+  Shape qkv{1, kHeads, Dim::symbol("seq"), kDim};
+  Shape gate{1, kHeads, Dim::symbol("seq")};
+  std::vector<ValueId> in = {
+      b.input("q", DType::kF32, qkv),    b.input("k", DType::kF32, qkv),
+      b.input("v", DType::kF32, qkv),    b.input("theta", DType::kF32, gate),
+      b.input("eta", DType::kF32, gate), b.input("alpha", DType::kF32, gate)};
+  in.push_back(b.constant(
+      "w1", random_uniform_f32({kHeads, kDim, 2 * kDim}, 5, -0.3f, 0.3f)));
+  in.push_back(b.constant(
+      "w2", random_uniform_f32({kHeads, 2 * kDim, kDim}, 6, -0.3f, 0.3f)));
+  ValueId past =
+      b.input("past_state", DType::kF32, Shape{1, kHeads, 3 * kMemoryParams});
+  in.push_back(past);
+  auto outs = b.add_node("NeuralMemory", in, {{"chunk_size", int64_t{16}}}, 2,
+                         seqrt_node({"y", "present_state"}));
+  b.output(outs[0]);
+  b.output(outs[1]);
+  Tensor initial =
+      Tensor::allocate(DType::kF32, {1, kHeads, 3 * kMemoryParams}).value();
+  b.state_pair(past, outs[1], initial);
+  return std::move(b).build().value();
+}
+
+// NeuralMemory feeds of `t` tokens.
+std::map<std::string, Tensor> memory_feeds(int64_t t, uint32_t seed) {
+  std::vector<int64_t> tokens = {1, kHeads, t, kDim}, gates = {1, kHeads, t};
+  return {{"q", random_uniform_f32(tokens, seed, -1, 1)},
+          {"k", random_uniform_f32(tokens, seed + 1, -1, 1)},
+          {"v", random_uniform_f32(tokens, seed + 2, -1, 1)},
+          {"theta", random_uniform_f32(gates, seed + 3, 0, 0.05f)},
+          {"eta", random_uniform_f32(gates, seed + 4, 0, 0.9f)},
+          {"alpha", random_uniform_f32(gates, seed + 5, 0, 0.2f)}};
 }
 
 // The feeds of step `t` of sequence `seed`.
@@ -333,6 +375,25 @@ TEST_F(StreamStateTest, PrefillThenStepsChangeTheInputDims) {
   EXPECT_NE(bad.status().message().find("'k' has seq = 2"), std::string::npos)
       << bad.status().message();
   expect_close(gpu.snapshot(), cpu.snapshot(), "after a bad feed");
+}
+
+TEST_F(StreamStateTest, NeuralMemoryPromptThenStepsKeepTheStateOnTheDevice) {
+  ASSERT_NO_FATAL_FAILURE(open(neural_memory_graph));
+  Stream gpu(*gpu_), cpu(*cpu_);
+  ASSERT_NO_FATAL_FAILURE(step_both(gpu, cpu, memory_feeds(40, 70), "prompt"));
+  for (uint32_t t = 0; t < 3; ++t) {
+    const vulkan::TransferCounts before = vulkan::process_transfers();
+    ASSERT_NO_FATAL_FAILURE(step_both(gpu, cpu, memory_feeds(1, 80 + 10 * t),
+                                      "step " + std::to_string(t)));
+    const vulkan::TransferCounts after = vulkan::process_transfers();
+    // q, k, v and the three gates in, y out: the memory stays put.
+    EXPECT_EQ(after.to_device - before.to_device,
+              3 * kTokenBytes + 3 * 4 * kHeads);
+    EXPECT_EQ(after.to_host - before.to_host, kTokenBytes);
+  }
+  ASSERT_NO_FATAL_FAILURE(
+      step_both(gpu, cpu, memory_feeds(20, 90), "a second prompt"));
+  expect_close(gpu.snapshot(), cpu.snapshot(), "final state");
 }
 
 }  // namespace
