@@ -25,17 +25,34 @@ constexpr VkDeviceSize kBlockBytes = 64ull << 20;
 Status node_supported(const Graph& graph, const Node& node,
                       const vulkan::DeviceLimits& limits);
 
+// The Constant node of `graph` that produces `id`, or nullptr.
+const Node* constant_node_of(const Graph& graph, ValueId id) {
+  for (const Node& node : graph.nodes) {
+    if (node.op == "Constant" && node.outputs.size() == 1 &&
+        node.outputs[0] == id) {
+      return &node;
+    }
+  }
+  return nullptr;
+}
+
 // `node` alone in a graph of its own: its inputs and the values its
-// subgraphs capture as graph inputs (constants stay constants), its outputs
-// as graph outputs.
+// subgraphs capture as graph inputs (constants stay constants, and values
+// of Constant nodes keep their Constant node), its outputs as graph
+// outputs.
 Graph node_alone(const Graph& graph, const Node& node) {
   Graph part;
   Node alone = node;
   auto copy_of = [&](ValueId id) {
     ValueId copy = part.add_value(graph.value(id));
     const Tensor* constant = graph.constant(id);
+    const Node* producer = constant_node_of(graph, id);
     if (constant != nullptr) {
       part.constants[copy] = *constant;
+    } else if (producer != nullptr) {
+      Node made = *producer;
+      made.outputs = {copy};
+      part.nodes.push_back(std::move(made));
     } else {
       part.inputs.push_back(copy);
     }
@@ -56,7 +73,7 @@ Graph node_alone(const Graph& graph, const Node& node) {
     id = part.add_value(graph.value(id));
     part.outputs.push_back(id);
   }
-  part.nodes.push_back(std::move(alone));
+  part.nodes.push_back(std::move(alone));  // after the Constant nodes
   return part;
 }
 

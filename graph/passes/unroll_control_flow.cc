@@ -34,10 +34,20 @@ std::vector<int64_t> ints_attr(const Node& node, const std::string& name,
   return attr->as_ints();
 }
 
-// A constant scalar (one element) of `graph`, or nullptr.
+// A scalar (one element) known at compile: a constant of `graph`, or the
+// `value` of the Constant node that produces it; else nullptr.
 const Tensor* constant_scalar(const Graph& graph, ValueId id) {
   if (id == kNoValue) return nullptr;
   const Tensor* t = graph.constant(id);
+  for (size_t i = 0; t == nullptr && i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    const Attribute* value = node.attr("value");
+    if (node.op == "Constant" && node.outputs.size() == 1 &&
+        node.outputs[0] == id && value != nullptr &&
+        value->type() == AttrType::kTensor) {
+      t = &value->as_tensor();
+    }
+  }
   return t != nullptr && t->num_elements() == 1 ? t : nullptr;
 }
 

@@ -159,6 +159,27 @@ TEST(UnrollControlFlow, IfOnAConstantConditionAndNestedScan) {
   EXPECT_EQ(count_ops(unrolled, "Reshape"), 0u);
 }
 
+TEST(UnrollControlFlow, IfOnAConstantNodesCondition) {
+  GraphBuilder then_b("then");
+  then_b.output(then_b.add("Neg", {then_b.capture("x", DType::kF32, Shape{2})}),
+                "y");
+  GraphBuilder else_b("else");
+  else_b.output(else_b.add("Abs", {else_b.capture("x", DType::kF32, Shape{2})}),
+                "y");
+  GraphBuilder b("if");
+  b.input("x", DType::kF32, Shape{2});
+  ValueId cond =
+      b.add("Constant", {}, {{"value", Tensor::scalar<bool>(false)}});
+  b.output(b.add("If", {cond},
+                 {{"then_branch", shared(std::move(then_b))},
+                  {"else_branch", shared(std::move(else_b))}}),
+           "y");
+  Graph unrolled = expect_unrolled(build_or_die(std::move(b)),
+                                   {{"x", random_tensor({2}, 9)}});
+  EXPECT_EQ(count_ops(unrolled, "Abs"), 1u);
+  EXPECT_EQ(count_ops(unrolled, "Neg"), 0u);
+}
+
 TEST(UnrollControlFlow, IfOnARunTimeConditionStays) {
   GraphBuilder then_b("then");
   then_b.output(then_b.add("Neg", {then_b.capture("x", DType::kF32, Shape{2})}),
