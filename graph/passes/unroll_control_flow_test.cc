@@ -159,7 +159,8 @@ TEST(UnrollControlFlow, IfOnAConstantConditionAndNestedScan) {
   EXPECT_EQ(count_ops(unrolled, "Reshape"), 0u);
 }
 
-TEST(UnrollControlFlow, IfOnAConstantNodesCondition) {
+// y = If(cond) then Neg(x) else Abs(x), x (2); `cond` made by `make_cond`.
+Graph neg_or_abs(ValueId (*make_cond)(GraphBuilder&)) {
   GraphBuilder then_b("then");
   then_b.output(then_b.add("Neg", {then_b.capture("x", DType::kF32, Shape{2})}),
                 "y");
@@ -167,34 +168,28 @@ TEST(UnrollControlFlow, IfOnAConstantNodesCondition) {
   else_b.output(else_b.add("Abs", {else_b.capture("x", DType::kF32, Shape{2})}),
                 "y");
   GraphBuilder b("if");
+  ValueId cond = make_cond(b);
   b.input("x", DType::kF32, Shape{2});
-  ValueId cond =
-      b.add("Constant", {}, {{"value", Tensor::scalar<bool>(false)}});
   b.output(b.add("If", {cond},
                  {{"then_branch", shared(std::move(then_b))},
                   {"else_branch", shared(std::move(else_b))}}),
            "y");
-  Graph unrolled = expect_unrolled(build_or_die(std::move(b)),
-                                   {{"x", random_tensor({2}, 9)}});
+  return build_or_die(std::move(b));
+}
+
+TEST(UnrollControlFlow, IfOnAConstantNodesCondition) {
+  Graph unrolled = expect_unrolled(
+      neg_or_abs([](GraphBuilder& b) {
+        return b.add("Constant", {}, {{"value", Tensor::scalar<bool>(false)}});
+      }),
+      {{"x", random_tensor({2}, 9)}});
   EXPECT_EQ(count_ops(unrolled, "Abs"), 1u);
   EXPECT_EQ(count_ops(unrolled, "Neg"), 0u);
 }
 
 TEST(UnrollControlFlow, IfOnARunTimeConditionStays) {
-  GraphBuilder then_b("then");
-  then_b.output(then_b.add("Neg", {then_b.capture("x", DType::kF32, Shape{2})}),
-                "y");
-  GraphBuilder else_b("else");
-  else_b.output(else_b.add("Abs", {else_b.capture("x", DType::kF32, Shape{2})}),
-                "y");
-  GraphBuilder b("if");
-  ValueId cond = b.input("cond", DType::kBool, Shape{});
-  b.input("x", DType::kF32, Shape{2});
-  b.output(b.add("If", {cond},
-                 {{"then_branch", shared(std::move(then_b))},
-                  {"else_branch", shared(std::move(else_b))}}),
-           "y");
-  Graph graph = build_or_die(std::move(b));
+  Graph graph = neg_or_abs(
+      [](GraphBuilder& b) { return b.input("cond", DType::kBool, Shape{}); });
   ASSERT_TRUE(infer_graph(graph).is_ok());
   EXPECT_NE(unroll_blocker(graph, graph.nodes[0], {}).find("run time"),
             std::string::npos);
