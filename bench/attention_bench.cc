@@ -62,7 +62,7 @@ Problem make_problem(int64_t heads, int64_t kv_heads, int64_t tq, int64_t tk,
   return p;
 }
 
-constexpr int64_t kHeads = 12;  // the shape: B=1, H=12, d=64
+constexpr int64_t kHeads = 12;  // the goal's shape: B=1, H=12, d=64
 
 // Arguments: T, sigmoid scoring (0 = softmax).
 void BM_AttentionPrefill_Flash(benchmark::State& state) {

@@ -1,4 +1,4 @@
-// CPU Retention and LinearAttention at the shape: B = 1, H = 8,
+// CPU Retention and LinearAttention at the goal's shape: B = 1, H = 8,
 // d_k = d_v = 128, prefill of T ∈ {1024, 4096} tokens in each form
 // (chunkwise, recurrent, and the automatic choice), and one decode step
 // from a carried state.
@@ -140,7 +140,7 @@ void linear_attention(benchmark::State& state, const std::string& rule,
   report(state, t, form, rule == "delta" || rule == "gated_delta");
 }
 
-// Prefill at the lengths; T = 1 is the decode step.
+// Prefill at the goal's lengths; T = 1 is the decode step.
 void prefill(benchmark::internal::Benchmark* b) {
   b->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime();
 }

@@ -1,4 +1,4 @@
-// A linear layer Y = X·W + b at the sizes of the issue-6 models, two ways:
+// A linear layer Y = X·W + b at the sizes of the compared models, two ways:
 // - old:      what the CPU backend did before the primitive path: oneDNN's
 //             dnnl_sgemm on the plain weights, then a separate bias add;
 // - prepared: seqrt::Linear's CPU kernel as a compiled graph runs it: W

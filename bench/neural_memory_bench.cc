@@ -1,4 +1,4 @@
-// seqrt::NeuralMemory on the CPU at the shape: B=1, H=4, T=4096,
+// seqrt::NeuralMemory on the CPU at the goal's shape: B=1, H=4, T=4096,
 // d=64 (GELU), per (batch, head) as the kernel runs them, over all heads
 // with the kernel's own parallel loop. Arguments: depth (2: m=256; 1: m=d)
 // and chunk size; chunk 1 runs the token step, the kernel the op uses for

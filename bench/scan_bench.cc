@@ -1,4 +1,4 @@
-// The state-space kernels of the CPU backend at issue 5's shapes, called
+// The state-space kernels of the CPU backend at Mamba-sized shapes, called
 // directly on a hand-built node (no graph):
 // - SelectiveScan (Mamba-1), B=1, D=1536, N=16: prefill at L = 2048 and
 //   8192 (the cost must be linear in L) and one decode step;

@@ -22,6 +22,8 @@ const char* status_code_name(StatusCode code) {
       return "i/o error";
     case StatusCode::kInternal:
       return "internal error";
+    case StatusCode::kNoDevice:
+      return "no device";
   }
   return "unknown";
 }

@@ -23,6 +23,9 @@ enum class StatusCode {
   kLimitExceeded,  // a configured resource limit was reached
   kIoError,
   kInternal,  // our own bug
+  // The backend is built in but has no device here (no Vulkan driver or
+  // device, no CUDA driver or GPU): tests skip on this code alone.
+  kNoDevice,
 };
 
 const char* status_code_name(StatusCode code);
@@ -71,6 +74,11 @@ template <typename... Args>
 Status unsupported(fmt::format_string<Args...> format, Args&&... args) {
   return make_error(StatusCode::kUnsupported, format,
                     std::forward<Args>(args)...);
+}
+
+template <typename... Args>
+Status no_device(fmt::format_string<Args...> format, Args&&... args) {
+  return make_error(StatusCode::kNoDevice, format, std::forward<Args>(args)...);
 }
 
 template <typename... Args>

@@ -46,6 +46,13 @@ std::vector<std::string> compiled_backends() {
   return names;
 }
 
+std::string default_backend() {
+  for (const std::string& name : compiled_backends()) {
+    if (name == "cpu") return name;
+  }
+  return "reference";
+}
+
 Result<std::unique_ptr<Backend>> create_backend(const std::string& name) {
   if (name == "cuda") return load_cuda_backend();
   for (const BackendEntry& entry : entries()) {

@@ -78,7 +78,7 @@ Status check_driver() {
     return std::string(why != nullptr ? why : "libcuda.so.1 not found");
   }();
   if (error.empty()) return Status::ok();
-  return unsupported("cuda backend: no CUDA driver ({})", error);
+  return no_device("cuda backend: no CUDA driver ({})", error);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
-// Failure paths and limits through Session and Stream (issue 10, parts 3
-// and 5): an injected host allocation failure at every allocation of a run
-// is a kOutOfMemory error, never a crash, and leaves the Session and others
-// working; a node the backend lacks is an error naming it; the memory budget
-// and the graph limits fail naming the limit and how to raise it.
+// Failure paths and limits through Session and Stream: an injected host
+// allocation failure at every allocation of a run is a kOutOfMemory error,
+// never a crash, and leaves the Session and others working; a node the backend
+// lacks is an error naming it; the memory budget and the graph limits fail
+// naming the limit and how to raise it.
 #include <gtest/gtest.h>
 
 #include <cmath>

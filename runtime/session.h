@@ -24,12 +24,14 @@
 #include "graph/limits.h"
 #include "graph/progress.h"
 #include "graph/status.h"
+#include "runtime/backend_registry.h"
 #include "runtime/memory_budget.h"
 
 namespace seqrt {
 
 struct SessionOptions {
-  std::string backend = "reference";  // a name of compiled_backends()
+  // A name of compiled_backends(); by default "cpu" (default_backend()).
+  std::string backend = default_backend();
   // Run the graph passes (graph/passes: folding, dead code, fusions into
   // the fused ops) before compiling; off runs the graph exactly as given.
   bool optimize = true;

@@ -56,7 +56,7 @@ std::unique_ptr<Session> make_session(Graph graph,
 TEST(session, RunsAGraphAndReturnsOutputsByName) {
   std::unique_ptr<Session> session = make_session(add_graph());
   ASSERT_NE(session, nullptr);
-  EXPECT_EQ(session->device_info().backend, "reference");
+  EXPECT_EQ(session->device_info().backend, default_backend());
   Tensor x = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor y = Tensor::from_vector<float>({2, 3}, {10, 20, 30, 40, 50, 60});
   auto outputs = session->run({{"x", x}, {"y", y}});

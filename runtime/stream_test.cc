@@ -11,6 +11,7 @@
 #include "graph/random_tensor.h"
 #include "ops/registry.h"
 #include "runtime/backend_registry.h"
+#include "tests/device_skip.h"
 
 namespace seqrt {
 namespace {
@@ -140,19 +141,12 @@ const void* held_key_data(const Stream& stream) {
 class StreamTest : public ::testing::TestWithParam<std::string> {
  protected:
   void check_prefill_then_steps(Graph graph, const char* op) {
-    if (OpRegistry::global().find(kSeqrtDomain, op) == nullptr) {
-      GTEST_SKIP() << op << " is not registered";
-    }
+    ASSERT_NE(OpRegistry::global().find(kSeqrtDomain, op), nullptr) << op;
     SessionOptions options;
     options.backend = GetParam();
     auto session = Session::create(std::move(graph), options);
-    // A backend with no device here, or no kernel yet for the graph's ops,
-    // says so (kUnsupported); that is its declared list, not a failure.
-    if (!session.is_ok() &&
-        session.status().code() == StatusCode::kUnsupported) {
-      GTEST_SKIP() << session.status().message();
-    }
-    ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+    // Only a backend with no device here may skip (tests/device_skip.h).
+    SEQRT_SKIP_IF_NO_DEVICE(GetParam(), session.status());
     const int64_t total = 21, prompt = 16;
     Tensor q = random_uniform_f32({1, kHeads, total, kDim}, 1);
     Tensor k = random_uniform_f32({1, kHeads, total, kDim}, 2);
@@ -198,10 +192,18 @@ TEST_P(StreamTest, FixedCapacityCachePrefillThenStepsEqualsWhole) {
   SessionOptions options;
   options.backend = GetParam();
   auto session = Session::create(fixed_cache_graph(), options);
-  if (!session.is_ok() && session.status().code() == StatusCode::kUnsupported) {
-    GTEST_SKIP() << session.status().message();
+  if (GetParam() == "vulkan") {
+    // Declared: no TensorScatter kernel on Vulkan (backends/vulkan/README).
+    if (device_skip::may_skip_for_no_device("vulkan", session.status())) {
+      GTEST_SKIP() << session.status().message();
+    }
+    ASSERT_EQ(session.status().code(), StatusCode::kUnsupported);
+    EXPECT_NE(session.status().message().find("[TensorScatter]"),
+              std::string::npos)
+        << session.status().message();
+    return;
   }
-  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  SEQRT_SKIP_IF_NO_DEVICE(GetParam(), session.status());
   const int64_t total = 21, prompt = 16;
   Tensor q = random_uniform_f32({1, kHeads, total, kDim}, 4);
   Tensor k = random_uniform_f32({1, kHeads, total, kDim}, 5);
@@ -228,7 +230,7 @@ TEST(Stream, CpuWritesTheFixedCapacityCacheInPlace) {
   SessionOptions options;
   options.backend = "cpu";
   auto session = Session::create(fixed_cache_graph(), options);
-  if (!session.is_ok()) GTEST_SKIP() << session.status().to_string();
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
   Tensor q = random_uniform_f32({1, kHeads, 3, kDim}, 7);
   Tensor k = random_uniform_f32({1, kHeads, 3, kDim}, 8);
   Tensor v = random_uniform_f32({1, kHeads, 3, kDim}, 9);
@@ -276,9 +278,6 @@ TEST(Stream, BadFeedsLeaveTheStateAlone) {
 }
 
 TEST(Stream, RestoreRefusesUnknownNames) {
-  if (OpRegistry::global().find(kSeqrtDomain, "Retention") == nullptr) {
-    GTEST_SKIP() << "Retention is not registered";
-  }
   auto session = Session::create(retention_graph());
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();
   Stream stream(**session);
@@ -289,9 +288,6 @@ TEST(Stream, RestoreRefusesUnknownNames) {
 }
 
 TEST(Stream, RestoreRefusesAStateOfTheWrongType) {
-  if (OpRegistry::global().find(kSeqrtDomain, "Retention") == nullptr) {
-    GTEST_SKIP() << "Retention is not registered";
-  }
   auto session = Session::create(retention_graph());
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();
   Stream stream(**session);

@@ -1,43 +1,91 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds seqrt (Debug, warnings as errors) and runs
-# the whole test suite with ctest, then the Python package's pytest suite
-# (seqrt.export cross-checked against onnxruntime and PyTorch) in a venv,
-# This is exactly what CI runs (.ci/run).
-# Then the sanitizer runs: the whole suite again built with clang under
-# AddressSanitizer + UndefinedBehaviorSanitizer (which also builds and runs
-# the libFuzzer targets, tests/fuzz, and the corrupt-input sweep), and the
-# concurrency tests under ThreadSanitizer (tests/sanitizers/README.md).
-# SEQRT_TEST_SANITIZERS=0 leaves them out for a quicker local run.
+# The whole test suite: exactly what CI runs (.ci/run). Stages, each timed in
+# the log (tests/README.md says what each covers and what it costs):
+#   deps        Debian packages (scripts/deps-debian.txt)
+#   asan build  clang, AddressSanitizer + UndefinedBehaviorSanitizer,
+#               assertions on: every test, the fuzz targets, the samples
+#   asan tests  ctest: the whole suite once, fuzzers and corrupt-input sweep
+#   gcc build   Debug with gcc (target ci_gcc): the CLI, libseqrt.so, the
+#               Python extension, the benchmarks, the CUDA plugin
+#   gcc tests   ctest -L cuda: the tests that load the CUDA plugin
+#   python      pytest in a venv against the gcc build (seqrt.export vs
+#               onnxruntime and PyTorch)
+#   tsan        ThreadSanitizer on the concurrency tests
+# Objects are cached by ccache outside the checkout, so a machine that built
+# this tree before (in any folder) rebuilds little.
+#
+# SEQRT_TEST_BUDGET_MINUTES (default 75): the run fails, saying so, once its
+# total passes the budget, so that a change that slows CI towards its
+# 90-minute limit is caught while it still lands.
+# SEQRT_REQUIRE_BACKENDS (default reference,cpu,vulkan): backends whose
+# tests must not skip for want of a device (tests/device_skip.h).
+# SEQRT_TEST_SANITIZERS=0: a quicker local run, the whole suite in the gcc
+# Debug build and no sanitizer stages.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-scripts/install-deps.sh
-cmake --preset dev >/dev/null
-cmake --build --preset dev -j"$(nproc)"
-ctest --preset dev -j"$(nproc)"
+export SEQRT_REQUIRE_BACKENDS="${SEQRT_REQUIRE_BACKENDS-reference,cpu,vulkan}"
+budget_s=$((${SEQRT_TEST_BUDGET_MINUTES:-75} * 60))
+jobs="$(nproc)"
+start=$SECONDS
 
-# Python (python/): a venv over Debian's python3 that sees its torch 1.13;
-# pip's download cache is kept, so later runs install from it.
-venv=build/venv
-if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
-  /usr/bin/python3 -m venv --clear --system-site-packages "$venv"
+# stage NAME COMMAND...: runs it, prints its wall time and the total, and
+# fails the run past the budget.
+stage() {
+  local name=$1 began=$SECONDS
+  shift
+  echo "=== test.sh: stage '$name'"
+  "$@"
+  local total=$((SECONDS - start))
+  echo "=== test.sh: stage '$name' took $((SECONDS - began)) s (total ${total} s)"
+  if ((total > budget_s)); then
+    echo "test.sh: FAIL: the suite took ${total} s, over its budget of" \
+      "${budget_s} s (SEQRT_TEST_BUDGET_MINUTES); CI stops at 90 minutes," \
+      "so make the change cheaper to test (tests/README.md)" >&2
+    exit 1
+  fi
+}
+
+build() { # build PRESET [TARGET]
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j"$jobs" ${2:+--target "$2"}
+}
+
+python_tests() {
+  # A venv over Debian's python3 that sees its torch 1.13; pip's download
+  # cache is kept, so later runs install from it.
+  local venv=build/venv
+  if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
+    /usr/bin/python3 -m venv --clear --system-site-packages "$venv"
+  fi
+  "$venv/bin/pip" install --quiet --disable-pip-version-check \
+    -r python/requirements-test.txt
+  # The package with its C++ extension seqrt._seqrt, built in build/dev
+  # rather than in a fresh Release build of its own.
+  SEQRT_BUILD_DIR="$root/build/dev" "$venv/bin/pip" install --quiet \
+    --disable-pip-version-check --no-build-isolation --no-deps ./python
+  SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+}
+
+stage deps scripts/install-deps.sh
+if [[ "${SEQRT_TEST_SANITIZERS:-1}" == 0 ]]; then
+  stage "gcc build" build dev
+  stage "gcc tests" ctest --preset dev -j"$jobs"
+  stage python python_tests
+  exit 0
 fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check \
-  -r python/requirements-test.txt
-# The package with its C++ extension seqrt._seqrt, built in build/dev
-# (just built above) rather than in a fresh Release build of its own.
-SEQRT_BUILD_DIR="$root/build/dev" "$venv/bin/pip" install --quiet \
-  --disable-pip-version-check --no-build-isolation --no-deps ./python
-SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
-
-if [[ "${SEQRT_TEST_SANITIZERS:-1}" != 0 ]]; then
-  cmake --preset asan >/dev/null
-  cmake --build --preset asan -j"$(nproc)"
-  ctest --preset asan -j"$(nproc)"
-  # Only the concurrency test binaries: the preset's filter picks their tests.
+stage "asan build" build asan
+stage "asan tests" ctest --preset asan -j"$jobs"
+stage "gcc build" build dev ci_gcc
+stage "gcc tests" ctest --preset dev -j"$jobs" -L cuda
+stage python python_tests
+# Only the concurrency test binaries: the preset's filter picks their tests.
+tsan() {
   cmake --preset tsan >/dev/null
-  cmake --build --preset tsan -j"$(nproc)" --target concurrency_test \
+  cmake --build --preset tsan -j"$jobs" --target concurrency_test \
     cpu_backend_test c_api_test
-  ctest --preset tsan -j"$(nproc)"
-fi
+  ctest --preset tsan -j"$jobs"
+}
+stage tsan tsan
+echo "test.sh: all stages passed in $((SECONDS - start)) s"

@@ -15,6 +15,7 @@
 #include "graph/planner/bind_dims.h"
 #include "graph/planner/memory_plan.h"
 #include "runtime/model_loader.h"
+#include "runtime/backend_registry.h"
 #include "runtime/session.h"
 #include "tools/bench_report.h"
 #include "tools/command.h"
@@ -30,7 +31,7 @@ constexpr uint32_t kInputSeed = 1;
 
 struct BenchOptions {
   std::string model;
-  std::string backend = "cpu";
+  std::string backend = default_backend();
   std::vector<std::string> inputs;    // NAME=PATH
   std::vector<std::string> bindings;  // NAME=SIZE for generated inputs
   int warmup = 3;
@@ -183,8 +184,16 @@ Status run_bench(const BenchOptions& options) {
              human_bytes(rss_start));
   print_memory_plan_figures(*session, feeds);
   if (options.profile) {
-    print_profile(profile_difference(session->profile(), warmup_profile),
-                  total_s, options.top);
+    std::vector<NodeProfile> profile = session->profile();
+    if (profile.empty()) {
+      // Not "kernels 0.0 %": the backend times no node.
+      fmt::print("\nprofile: none; backend '{}' has no per-node profiler "
+                 "(the cpu and reference backends have one)\n",
+                 options.backend);
+    } else {
+      print_profile(profile_difference(std::move(profile), warmup_profile),
+                    total_s, options.top);
+    }
   }
   return Status::ok();
 }

@@ -33,7 +33,7 @@ constexpr int64_t kMaxTokens = 1000000;
 struct GenerateOptions {
   std::string model;
   std::string prompt;
-  std::string backend = "cpu";
+  std::string backend = default_backend();
   int64_t max_tokens = 200;
   SamplerOptions sampler;
   LimitFlags limits;

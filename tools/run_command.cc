@@ -35,7 +35,7 @@ struct RunOptions {
   std::vector<std::string> inputs;  // NAME=PATH
   std::string output_dir;
   bool write_pb = false;  // also DIR/<name>.pb
-  std::string backend = "reference";
+  std::string backend = default_backend();
   int repeat = 1;
   bool no_optimize = false;
   LimitFlags limits;

@@ -14,15 +14,12 @@
 #include "graph/builder.h"
 #include "graph/random_tensor.h"
 #include "runtime/backend_registry.h"
+#include "tests/device_skip.h"
 
 namespace seqrt {
 namespace {
 
-#define SKIP_WITHOUT_CUDA(backend)                                    \
-  auto backend = create_backend("cuda");                              \
-  if (!backend.is_ok()) {                                             \
-    GTEST_SKIP() << "no CUDA device: " << backend.status().message(); \
-  }
+#define SKIP_WITHOUT_CUDA(backend) SEQRT_CREATE_BACKEND_OR_SKIP(backend, "cuda")
 
 Result<std::vector<Tensor>> run_on(Backend& backend, const Graph& graph,
                                    std::vector<Tensor> inputs) {

@@ -14,10 +14,10 @@ Status cuda_status(cudaError_t error, const std::string& what) {
     case cudaErrorStubLibrary:
       // 35 on a machine without the NVIDIA driver; 34 where only the
       // toolkit's stub libcuda is found.
-      return unsupported("cuda backend: no CUDA driver ({}: {}, error {})",
+      return no_device("cuda backend: no CUDA driver ({}: {}, error {})",
                          what, name, static_cast<int>(error));
     case cudaErrorNoDevice:
-      return unsupported("cuda backend: no CUDA device ({}: {})", what, name);
+      return no_device("cuda backend: no CUDA device ({}: {})", what, name);
     case cudaErrorMemoryAllocation:
       return make_error(StatusCode::kOutOfMemory,
                         "cuda backend: out of device memory ({})", what);

@@ -34,12 +34,34 @@ int type_rank(VkPhysicalDeviceType type) {
   }
 }
 
+// The device's limit, or `forced` when that is lower (0: not forced).
+template <typename T>
+T lowered(T device_limit, T forced) {
+  return forced != 0 && forced < device_limit ? forced : device_limit;
+}
+
 bool is_all_digits(const std::string& text) {
   if (text.empty()) return false;
   for (char c : text) {
     if (c < '0' || c > '9') return false;
   }
   return true;
+}
+
+// SEQRT_VULKAN_MAX_GROUPS="x,y,z" (zeros where unset or malformed).
+std::array<uint32_t, 3> groups_from_env() {
+  std::array<uint32_t, 3> groups{};
+  std::string text = env_or_empty("SEQRT_VULKAN_MAX_GROUPS");
+  for (size_t axis = 0; axis < 3 && !text.empty(); ++axis) {
+    size_t comma = text.find(',');
+    std::string part = text.substr(0, comma);
+    if (is_all_digits(part)) {
+      groups[axis] =
+          static_cast<uint32_t>(std::strtoul(part.c_str(), nullptr, 10));
+    }
+    text = comma == std::string::npos ? "" : text.substr(comma + 1);
+  }
+  return groups;
 }
 
 // Instances and devices are created and destroyed one at a time in the
@@ -62,10 +84,13 @@ Result<std::shared_ptr<Device>> Device::open(const VulkanOptions& options) {
   SEQRT_ASSIGN_OR_RETURN(device->fns_, load_vulkan_library());
   bool validation =
       options.validation || env_or_empty("SEQRT_VULKAN_VALIDATION") == "1";
-  SEQRT_RETURN_IF_ERROR(device->create_instance(validation));
+  Status instance = device->create_instance(validation);
+  // Pinned even when opening fails later (no such device): the loader has
+  // loaded the driver and layers by now (driver_pin.h).
+  keep_loaded_since(libraries);
+  SEQRT_RETURN_IF_ERROR(instance);
   SEQRT_RETURN_IF_ERROR(device->choose_physical(options));
   SEQRT_RETURN_IF_ERROR(device->create_device());
-  keep_loaded_since(libraries);
   device->read_limits(options);
   const std::string forms = env_or_empty("SEQRT_VULKAN_FORMS");
   if (!forms.empty() && forms != "auto" && forms != "recurrent" &&
@@ -165,8 +190,13 @@ Status Device::create_instance(bool validation) {
   VkResult result = fns_.vkCreateInstance(&info, nullptr, &instance_);
   if (result != VK_SUCCESS) {
     instance_ = VK_NULL_HANDLE;
-    return unsupported("vulkan: cannot create an instance: {}",
-                       vk_result_name(result));
+    // No driver (VK_ERROR_INCOMPATIBLE_DRIVER) means no device here;
+    // anything else is a fault of the installed driver or layers.
+    StatusCode code = result == VK_ERROR_INCOMPATIBLE_DRIVER
+                          ? StatusCode::kNoDevice
+                          : StatusCode::kUnsupported;
+    return make_error(code, "vulkan: cannot create an instance: {}",
+                      vk_result_name(result));
   }
   SEQRT_RETURN_IF_ERROR(load_instance_functions(instance_, fns_));
   if (validation) {
@@ -239,7 +269,7 @@ Status Device::choose_physical(const VulkanOptions& options) {
           wanted_index >= 0 ? std::to_string(wanted_index) : wanted_name,
           names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")));
     }
-    return unsupported("vulkan: no Vulkan 1.2 device with a compute queue");
+    return no_device("vulkan: no Vulkan 1.2 device with a compute queue");
   }
   physical_ = devices[best];
   return Status::ok();
@@ -314,8 +344,13 @@ void Device::read_limits(const VulkanOptions& options) {
     limits_.shared_memory_bytes = forced;
   }
   limits_.max_invocations = l.maxComputeWorkGroupInvocations;
+  const std::array<uint32_t, 3> forced_groups =
+      options.max_group_count != std::array<uint32_t, 3>{}
+          ? options.max_group_count
+          : groups_from_env();
   for (int i = 0; i < 3; ++i) {
-    limits_.max_group_count[i] = l.maxComputeWorkGroupCount[i];
+    limits_.max_group_count[i] =
+        lowered(l.maxComputeWorkGroupCount[i], forced_groups[i]);
   }
   limits_.subgroup_size = subgroup.subgroupSize;
   const VkSubgroupFeatureFlags needed =
@@ -339,7 +374,13 @@ void Device::read_limits(const VulkanOptions& options) {
   } else if (limits_.forms == SequenceForms::kAuto && forms == "chunked") {
     limits_.forms = SequenceForms::kChunked;
   }
-  limits_.max_storage_buffer_range = l.maxStorageBufferRange;
+  uint64_t forced_binding = options.max_binding_bytes;
+  std::string env_binding = env_or_empty("SEQRT_VULKAN_MAX_BINDING");
+  if (forced_binding == 0 && is_all_digits(env_binding)) {
+    forced_binding = std::strtoull(env_binding.c_str(), nullptr, 10);
+  }
+  limits_.max_storage_buffer_range =
+      lowered(uint64_t{l.maxStorageBufferRange}, forced_binding);
   limits_.storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
 
   info_.backend = "vulkan";

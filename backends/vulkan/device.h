@@ -34,6 +34,12 @@ struct VulkanOptions {
   // Needs 16-bit storage: opening a device without it is then an error.
   bool fp16_weights = false;
   bool validation = false;  // or SEQRT_VULKAN_VALIDATION=1
+  // Lower dispatch limits than the device's (0: the device's own, or
+  // SEQRT_VULKAN_MAX_GROUPS="x,y,z" and SEQRT_VULKAN_MAX_BINDING=bytes), so
+  // tests reach every kernel's spill and refusal paths at small sizes:
+  // workgroups per dimension, and bytes one storage binding may span.
+  std::array<uint32_t, 3> max_group_count{};
+  uint64_t max_binding_bytes = 0;
   // "oom" or "device_lost": the next allocation / submit fails that way
   // (failure-path tests); "" reads SEQRT_VULKAN_INJECT_FAULT.
   std::string inject_fault;

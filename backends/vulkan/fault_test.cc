@@ -58,9 +58,10 @@ TEST(VulkanFaults, DeviceLostIsAnErrorAndOtherBackendsWork) {
 TEST(VulkanFaults, BadFaultNameIsRejected) {
   VulkanOptions options;
   options.inject_fault = "meteor";
-  std::string why;
+  Status why;
   EXPECT_EQ(testing::open_backend(why, options), nullptr);
-  EXPECT_NE(why.find("meteor"), std::string::npos) << why;
+  EXPECT_NE(why.message().find("meteor"), std::string::npos)
+      << why.to_string();
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
-// The Vulkan backend's kernel contract (/tmp briefs: "vulkan_contract"): what
-// a kernel family sees of the device (limits, buffer slices, a recorder) and
-// the one table from ops to kernels. Kernels never touch Vulkan objects
-// directly; they describe dispatches and the recorder records them.
+// The Vulkan backend's kernel contract: what a kernel family sees of the device
+// (limits, buffer slices, a recorder) and the one table from ops to kernels.
+// Kernels never touch Vulkan objects directly; they describe dispatches and the
+// recorder records them.
 #pragma once
 
 #include <array>

@@ -8,7 +8,7 @@ Result<Functions> load_vulkan_library() {
   // Loaded once; a second backend reuses the handle.
   static void* handle = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
-    return unsupported(
+    return no_device(
         "vulkan: cannot load libvulkan.so.1 (is the Vulkan loader "
         "installed? Debian: libvulkan1): {}",
         dlerror() != nullptr ? dlerror() : "not found");

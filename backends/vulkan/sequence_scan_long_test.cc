@@ -29,7 +29,7 @@ std::vector<Tensor> long_scan_inputs(int64_t length) {
 
 TEST(VulkanScanLong, KernelMatchesReferenceOver8192Tokens) {
   auto device = sequence_testing::open_device({48, true});
-  if (!device.is_ok()) GTEST_SKIP() << device.status().to_string();
+  SEQRT_SKIP_IF_NO_DEVICE("vulkan", device.status());
   const std::vector<Tensor> in = long_scan_inputs(8192);
   auto want = scan_testing::run_op(kSeqrtDomain, "SelectiveScan", in, {});
   ASSERT_TRUE(want.is_ok());

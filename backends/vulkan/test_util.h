@@ -12,6 +12,7 @@
 
 #include "backends/reference/reference_backend.h"
 #include "backends/vulkan/vulkan_backend.h"
+#include "tests/device_skip.h"
 
 namespace seqrt::vulkan::testing {
 
@@ -21,15 +22,14 @@ inline void use_lavapipe_with_validation() {
   setenv("SEQRT_VULKAN_VALIDATION", "1", 1);
 }
 
-// Null (with the reason in `why`) when no Vulkan device can be opened.
-inline std::unique_ptr<Backend> open_backend(std::string& why,
+// The backend on lavapipe with validation; the error as `status` (and
+// null) when it cannot be opened.
+inline std::unique_ptr<Backend> open_backend(Status& status,
                                              VulkanOptions options = {}) {
   use_lavapipe_with_validation();
   Result<std::unique_ptr<Backend>> backend = create_vulkan_backend(options);
-  if (!backend.is_ok()) {
-    why = backend.status().to_string();
-    return nullptr;
-  }
+  status = backend.status();
+  if (!backend.is_ok()) return nullptr;
   return std::move(backend).value();
 }
 
@@ -72,9 +72,10 @@ inline void expect_first_outputs_close(const Executable& want,
 
 }  // namespace seqrt::vulkan::testing
 
-// Skips the test, saying why, when Vulkan is absent.
-#define SEQRT_OPEN_VULKAN_OR_SKIP(var, ...)                             \
-  std::string var##_why;                                                \
-  std::unique_ptr<::seqrt::Backend> var =                               \
-      ::seqrt::vulkan::testing::open_backend(var##_why, ##__VA_ARGS__); \
-  if (var == nullptr) GTEST_SKIP() << "no Vulkan device: " << var##_why
+// Opens the backend as `var`; skips the test, saying why, only when this
+// machine has no Vulkan device (tests/device_skip.h), else fails.
+#define SEQRT_OPEN_VULKAN_OR_SKIP(var, ...)                                \
+  ::seqrt::Status var##_status;                                            \
+  std::unique_ptr<::seqrt::Backend> var =                                  \
+      ::seqrt::vulkan::testing::open_backend(var##_status, ##__VA_ARGS__); \
+  SEQRT_SKIP_IF_NO_DEVICE("vulkan", var##_status)

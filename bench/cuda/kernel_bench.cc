@@ -94,7 +94,7 @@ double copy_bandwidth_gbs(size_t bytes) {
 
 void bench_selective_scan(const DeviceLimits& limits, double roofline,
                           bool quick) {
-  // The shape: D = 5120, N = 16, L = 2048, B = 8 (B = 1 if quick).
+  // The goal's shape: D = 5120, N = 16, L = 2048, B = 8 (B = 1 if quick).
   SelectiveScanArgs args;
   args.batch = quick ? 1 : 8;
   args.channels = 5120;

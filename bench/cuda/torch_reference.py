@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch baselines for the CUDA backend's benchmarks (issue 8), run on the
+"""PyTorch baselines for the CUDA backend's benchmarks, run on the
 GPU machine: attention forward with torch SDPA (FlashAttention backend) in
 TFLOP/s, a sigmoid attention written in PyTorch, a SelectiveScan token loop
 in GB/s, and a chunked Retention. Prints one line per case; compare with

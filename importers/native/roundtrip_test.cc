@@ -250,15 +250,8 @@ TEST(NativeReader, EmptyFileIsInvalid) {
 }
 
 // Standard ops with their ONNX attributes go through the public reader
-// (the global registry) once their definitions are registered.
+// (the global registry).
 TEST(NativeReader, PublicReaderAcceptsStandardOps) {
-  const OpRegistry& ops = OpRegistry::global();
-  for (const char* op :
-       {"MatMul", "Add", "Relu", "Gather", "LayerNormalization", "Reshape"}) {
-    if (ops.find(kOnnxDomain, op) == nullptr) {
-      GTEST_SKIP() << "op " << op << " is not registered yet";
-    }
-  }
   GraphBuilder b("mlp");
   ValueId tokens = b.input("tokens", DType::kI64, Shape{Dim::symbol("seq")});
   ValueId table = b.constant(

@@ -42,11 +42,9 @@ class OnnxNodeFileTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(OnnxNodeFileTest, MatchesExpectedOutputs) {
   std::string dir = node_tests_dir() + "/" + GetParam();
-  if (!exists(dir + "/model.onnx")) {
-    GTEST_SKIP() << "ONNX node tests not found at '" << dir
-                 << "' (set SEQRT_SHARED_DIR to the folder holding "
-                    "onnx-node-tests/)";
-  }
+  ASSERT_TRUE(exists(dir + "/model.onnx"))
+      << "ONNX node tests not found at '" << dir
+      << "' (set SEQRT_SHARED_DIR to the folder holding onnx-node-tests/)";
   Result<Graph> graph = import_onnx_file(dir + "/model.onnx");
   ASSERT_TRUE(graph.is_ok()) << graph.status().message();
   std::map<std::string, Tensor> feeds;

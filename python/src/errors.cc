@@ -14,6 +14,7 @@ const char* class_name(StatusCode code) {
     case StatusCode::kNotFound:
       return "NotFoundError";
     case StatusCode::kUnsupported:
+    case StatusCode::kNoDevice:  // a backend unsupported on this machine
       return "UnsupportedError";
     case StatusCode::kOutOfMemory:
       return "OutOfMemoryError";

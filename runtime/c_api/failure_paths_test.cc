@@ -1,7 +1,7 @@
-// Failure paths through the C API (issue 10, part 5): out of memory at any
-// host allocation of a run, a node the backend lacks and a limit reached
-// each come back as a status and a one-line message, never a crash, and the
-// session (and others) keep working.
+// Failure paths through the C API: out of memory at any host allocation of a
+// run, a node the backend lacks and a limit reached each come back as a status
+// and a one-line message, never a crash, and the session (and others) keep
+// working.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -8,15 +8,6 @@
 namespace seqrt::c_api {
 namespace {
 
-// "cpu" when built: what an embedding program wants by default, where the
-// C++ Session's own default is the reference backend (the specification).
-std::string default_backend() {
-  for (const std::string& name : compiled_backends()) {
-    if (name == "cpu") return name;
-  }
-  return "reference";
-}
-
 Status create_session(const seqrt_model* model,
                       const seqrt_session_options* options,
                       seqrt_session** out) {
@@ -100,7 +91,7 @@ seqrt_status seqrt_session_options_create(seqrt_session_options** out) {
   return guarded(__func__, [&] {
     SEQRT_RETURN_IF_ERROR(require(out, "out"));
     auto handle = std::make_unique<seqrt_session_options>();
-    handle->options.backend = seqrt::c_api::default_backend();
+    handle->options.backend = seqrt::default_backend();
     *out = handle.release();
     return Status::ok();
   });

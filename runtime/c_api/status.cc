@@ -31,6 +31,8 @@ seqrt_status to_c_status(StatusCode code) {
       return SEQRT_IO_ERROR;
     case StatusCode::kInternal:
       return SEQRT_INTERNAL;
+    case StatusCode::kNoDevice:  // the C API keeps its codes: unsupported here
+      return SEQRT_UNSUPPORTED;
   }
   return SEQRT_INTERNAL;
 }

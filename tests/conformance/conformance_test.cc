@@ -1,11 +1,21 @@
 // Runs every op case on every compiled backend and compares with the op's
 // reference kernel called directly. A new backend is covered by adding it
 // to runtime/backend_registry.cc; a new op by adding its cases.
+//
+// A backend skips a case only when the case is on its checked-in list
+// (unsupported_<backend>.txt: "Op/case  # reason") or when this machine has
+// no device for it (tests/device_skip.h). An unlisted refusal fails, and
+// so does a listed case that runs. With SEQRT_VULKAN_MAX_GROUPS or
+// SEQRT_VULKAN_MAX_BINDING set (lowered device limits), a case may also end
+// in a clear kLimitExceeded refusal, never in a wrong answer.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "backends/reference/reference_backend.h"
 #include "graph/builder.h"
@@ -13,6 +23,8 @@
 #include "ops/registry.h"
 #include "runtime/backend_registry.h"
 #include "tests/conformance/op_case.h"
+#include "tests/device_skip.h"
+#include "tests/onnx_node/expected_failures.h"
 
 namespace seqrt {
 namespace {
@@ -89,13 +101,68 @@ Result<std::vector<Tensor>> run_reference_kernel(const OpCase& c) {
   return std::move(ctx.outputs());
 }
 
-Result<std::vector<Tensor>> run_on_backend(const std::string& backend_name,
-                                           const OpCase& c) {
+// One backend per name for the whole run (opening a device per case cost
+// more than the cases), or its creation error; main() closes them before
+// the leak check at exit.
+std::map<std::string, Result<std::unique_ptr<Backend>>>& open_backends() {
+  static std::map<std::string, Result<std::unique_ptr<Backend>>> backends;
+  return backends;
+}
+
+Result<Backend*> shared_backend(const std::string& name) {
+  auto& backends = open_backends();
+  auto it = backends.find(name);
+  if (it == backends.end()) {
+    it = backends.emplace(name, create_backend(name)).first;
+  }
+  if (!it->second.is_ok()) return it->second.status();
+  return it->second.value().get();
+}
+
+Result<std::vector<Tensor>> run_on_backend(Backend& backend, const OpCase& c) {
   SEQRT_ASSIGN_OR_RETURN(BuiltCase built, build_case(c));
-  SEQRT_ASSIGN_OR_RETURN(auto backend, create_backend(backend_name));
   SEQRT_ASSIGN_OR_RETURN(auto executable,
-                         backend->compile(built.graph, CompileOptions{}));
+                         backend.compile(built.graph, CompileOptions{}));
   return executable->run(built.graph_inputs);
+}
+
+std::string case_key(const OpCase& c) { return c.op + "/" + c.name; }
+
+// unsupported_<backend>.txt; a malformed list fails every case of it.
+const Result<onnx_node::ExpectedFailures>& unsupported_list(
+    const std::string& backend) {
+  static std::map<std::string, Result<onnx_node::ExpectedFailures>> lists;
+  auto it = lists.find(backend);
+  if (it == lists.end()) {
+    it = lists
+             .emplace(backend, onnx_node::read_expected_failures(fmt::format(
+                                   "{}/unsupported_{}.txt",
+                                   SEQRT_CONFORMANCE_LISTS_DIR, backend)))
+             .first;
+  }
+  return it->second;
+}
+
+// Lowered Vulkan limits (device.h): refusing at a limit is then an answer.
+bool limits_lowered() {
+  for (const char* name : {"SEQRT_VULKAN_MAX_GROUPS", "SEQRT_VULKAN_MAX_BINDING"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && value[0] != '\0') return true;
+  }
+  return false;
+}
+
+// What the cases of this run came to, per backend, printed at the end.
+struct Tally {
+  int matched = 0;
+  int listed = 0;     // skipped: on the backend's unsupported list
+  int no_device = 0;  // skipped: no device for the backend here
+  int refused_at_limit = 0;
+  int failed = 0;
+};
+std::map<std::string, Tally>& tallies() {
+  static std::map<std::string, Tally> all;
+  return all;
 }
 
 void expect_close(const Tensor& got, const Tensor& want, const OpCase& c,
@@ -149,43 +216,71 @@ void PrintTo(const Param& param, std::ostream* out) {
 
 class Conformance : public ::testing::TestWithParam<Param> {};
 
-// Skips (with the reason) a case whose node the backend does not support;
-// the backend's unsupported list is what it declares, not a failure.
-Status backend_supports(const std::string& backend_name, const OpCase& c) {
+Status backend_supports(Backend& backend, const OpCase& c) {
   SEQRT_ASSIGN_OR_RETURN(BuiltCase built, build_case(c));
-  SEQRT_ASSIGN_OR_RETURN(auto backend, create_backend(backend_name));
-  return backend->supports(built.graph, built.graph.nodes.front());
+  return backend.supports(built.graph, built.graph.nodes.front());
 }
 
-// Cases a backend is known to get wrong, "backend:op/case" -> the reason;
-// each is an open bug of that backend, listed so that it stays visible.
-const std::map<std::string, std::string>& known_failures() {
-  // Empty: no backend has a known wrong case today.
-  static const std::map<std::string, std::string> list = {};
-  return list;
-}
+// Tallies the case when its test ends, however it ends (an ASSERT returns
+// early): failed when it failed, else matched or what count_as() said.
+class CaseOutcome {
+ public:
+  explicit CaseOutcome(Tally& tally) : tally_(tally) {}
+  ~CaseOutcome() {
+    ++(::testing::Test::HasFailure() ? tally_.failed : tally_.*counter_);
+  }
+  void count_as(int Tally::*counter) { counter_ = counter; }
+
+ private:
+  Tally& tally_;
+  int Tally::*counter_ = &Tally::matched;
+};
 
 TEST_P(Conformance, MatchesReference) {
   const Param& p = GetParam();
   const OpCase& c = *p.op_case;
-  auto known = known_failures().find(p.backend + ":" + c.op + "/" + c.name);
-  if (known != known_failures().end()) {
-    GTEST_SKIP() << "known failure: " << known->second;
+  Tally& tally = tallies()[p.backend];
+  const auto& list = unsupported_list(p.backend);
+  ASSERT_TRUE(list.is_ok()) << list.status().to_string();
+  const auto listed = list->find(case_key(c));
+  Result<Backend*> backend = shared_backend(p.backend);
+  if (!backend.is_ok() &&
+      device_skip::may_skip_for_no_device(p.backend, backend.status())) {
+    ++tally.no_device;
+    GTEST_SKIP() << backend.status().message();
   }
-  if (p.backend != "reference") {
-    Status supported = backend_supports(p.backend, c);
-    if (supported.code() == StatusCode::kUnsupported) {
-      GTEST_SKIP() << supported.message();
-    }
-  }
-  Result<std::vector<Tensor>> want = run_reference_kernel(c);
-  Result<std::vector<Tensor>> got = run_on_backend(p.backend, c);
+  CaseOutcome outcome(tally);
+  ASSERT_TRUE(backend.is_ok()) << backend.status().to_string();
   if (c.expect_error) {
+    // Refused anywhere (building, supports, compile, run) with a message.
+    ASSERT_EQ(listed, list->end()) << "a bad case needs no listing";
+    Result<std::vector<Tensor>> want = run_reference_kernel(c);
+    Result<std::vector<Tensor>> got = run_on_backend(**backend, c);
     EXPECT_FALSE(want.is_ok()) << "reference kernel accepted a bad case";
-    EXPECT_FALSE(got.is_ok()) << p.backend << " accepted a bad case";
-    if (!got.is_ok()) {
-      EXPECT_FALSE(got.status().message().empty());
-    }
+    ASSERT_FALSE(got.is_ok()) << p.backend << " accepted a bad case";
+    EXPECT_FALSE(got.status().message().empty());
+    return;
+  }
+  Status supported = backend_supports(**backend, c);
+  if (supported.code() == StatusCode::kUnsupported) {
+    ASSERT_NE(listed, list->end())
+        << p.backend << " refuses " << case_key(c) << " but it is not on "
+        << "unsupported_" << p.backend << ".txt; if the refusal is meant, "
+        << "add the line:\n" << case_key(c) << "  # "
+        << supported.message();
+    outcome.count_as(&Tally::listed);
+    GTEST_SKIP() << listed->second;
+  }
+  ASSERT_EQ(listed, list->end())
+      << case_key(c) << " is on unsupported_" << p.backend << ".txt ("
+      << listed->second << ") but " << p.backend
+      << " supports it now: remove the line";
+  ASSERT_TRUE(supported.is_ok()) << supported.to_string();
+  Result<std::vector<Tensor>> want = run_reference_kernel(c);
+  Result<std::vector<Tensor>> got = run_on_backend(**backend, c);
+  if (!got.is_ok() && limits_lowered() &&
+      got.status().code() == StatusCode::kLimitExceeded) {
+    outcome.count_as(&Tally::refused_at_limit);
     return;
   }
   ASSERT_TRUE(want.is_ok()) << want.status().to_string();
@@ -205,6 +300,21 @@ std::vector<Param> all_params() {
     for (const OpCase& c : all_op_cases()) params.push_back({backend, &c});
   }
   return params;
+}
+
+// Every line of every list names a case that exists.
+TEST(ConformanceCoverage, UnsupportedListsNameRealCases) {
+  std::set<std::string> keys;
+  for (const OpCase& c : all_op_cases()) keys.insert(case_key(c));
+  for (const std::string& backend : compiled_backends()) {
+    const auto& list = unsupported_list(backend);
+    ASSERT_TRUE(list.is_ok()) << list.status().to_string();
+    for (const auto& [key, reason] : *list) {
+      EXPECT_TRUE(keys.count(key))
+          << "unsupported_" << backend << ".txt names " << key
+          << ", which is no case";
+    }
+  }
 }
 
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
@@ -238,3 +348,24 @@ TEST(ConformanceCoverage, CaseNamesAreUnique) {
 
 }  // namespace
 }  // namespace seqrt
+
+// Prints each backend's tally. Exits 77 (ctest: skipped) when no case met a
+// device, every one a no-device skip, so an absent backend never reads as
+// passed.
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  const int result = RUN_ALL_TESTS();
+  seqrt::open_backends().clear();
+  int met_device = 0, no_device = 0;
+  for (const auto& [backend, t] : seqrt::tallies()) {
+    fmt::print(
+        "conformance on {}: {} matched, {} refused at a lowered limit, {} "
+        "skipped as listed unsupported, {} skipped for no device, {} failed\n",
+        backend, t.matched, t.refused_at_limit, t.listed, t.no_device,
+        t.failed);
+    met_device += t.matched + t.refused_at_limit + t.listed + t.failed;
+    no_device += t.no_device;
+  }
+  if (result == 0 && met_device == 0 && no_device > 0) return 77;
+  return result;
+}

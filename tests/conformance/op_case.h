@@ -54,6 +54,8 @@ void add_seqrt_linear_cases(std::vector<OpCase>& cases);  // + constant weights
 void add_shape_cases(std::vector<OpCase>& cases);
 // Shapes that cross a GPU kernel's tile edges (MatMul, norms, Slice...).
 void add_tiled_shape_cases(std::vector<OpCase>& cases);
+// Sizes past a GPU dispatch limit (65,535 workgroups in x).
+void add_dispatch_limit_cases(std::vector<OpCase>& cases);
 void add_control_cases(std::vector<OpCase>& cases);
 // Sequence ops (ops/sequence/, OPS.md), one file per op.
 void add_attention_cases(std::vector<OpCase>& cases);

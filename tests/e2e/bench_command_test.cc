@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/backend_registry.h"
+#include "tests/device_skip.h"
 #include "tests/e2e/cli_runner.h"
 
 namespace seqrt::e2e {
@@ -43,6 +45,18 @@ TEST(bench_command, ReportsLatencyThroughputMemoryAndTheProfile) {
     EXPECT_TRUE(has(out, "\n  Gather +1 +3 +[0-9.]+ +[0-9.]+%")) << out;
     EXPECT_TRUE(has(out, "slowest nodes:\n")) << out;
   }
+}
+
+// A backend that times no node says so instead of "kernels 0.0 %".
+TEST(bench_command, ProfileOnABackendWithoutAProfilerSaysSo) {
+  SEQRT_CREATE_BACKEND_OR_SKIP(vulkan, "vulkan");
+  CommandResult result = bench({"--backend", "vulkan", "--bind", "batch=1",
+                                "--bind", "seq=8", "--profile"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(has(result.out, "profile: none; backend 'vulkan' has no "
+                              "per-node profiler"))
+      << result.out;
+  EXPECT_FALSE(has(result.out, "kernels [0-9.]+%")) << result.out;
 }
 
 TEST(bench_command, InputsFromFilesNeedNoBindings) {

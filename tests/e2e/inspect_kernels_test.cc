@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/backend_registry.h"
+#include "tests/device_skip.h"
 #include "tests/e2e/cli_runner.h"
 
 namespace seqrt::e2e {
@@ -30,8 +31,7 @@ CommandResult inspect_kernels(const std::string& backend) {
 }
 
 TEST(inspect_kernels, VulkanShowsTheRetentionTilingWithinTheLimit) {
-  Result<std::unique_ptr<Backend>> vulkan = create_backend("vulkan");
-  if (!vulkan.is_ok()) GTEST_SKIP() << vulkan.status().message();
+  SEQRT_CREATE_BACKEND_OR_SKIP(vulkan, "vulkan");
   CommandResult result = inspect_kernels("vulkan");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string& out = result.out;

@@ -1,7 +1,7 @@
-// Limits and failure paths through the CLI (issue 10, parts 3 and 5): each
-// ends with exit code 1 and one line "seqrt: error: <message>" naming the
-// limit or the node, never a signal; an injected out-of-memory
-// (SEQRT_TEST_FAIL_ALLOC=N) at any allocation of a run is such an error too.
+// Limits and failure paths through the CLI: each ends with exit code 1 and one
+// line "seqrt: error: <message>" naming the limit or the node, never a signal;
+// an injected out-of-memory (SEQRT_TEST_FAIL_ALLOC=N) at any allocation of a
+// run is such an error too.
 #include <string>
 #include <vector>
 

@@ -14,6 +14,7 @@
 #include "importers/native/reader.h"
 #include "importers/tensor/npy.h"
 #include "runtime/backend_registry.h"
+#include "tests/device_skip.h"
 #include "tests/e2e/cli_runner.h"
 
 namespace seqrt::e2e {
@@ -146,16 +147,14 @@ void check_sample(const SampleCase& sample, bool fp16_weights, double atol,
 }
 
 TEST_P(SamplesOnVulkan, MatchTheCpuBackend) {
-  Result<std::unique_ptr<Backend>> vulkan = create_backend("vulkan");
-  if (!vulkan.is_ok()) GTEST_SKIP() << vulkan.status().message();
+  SEQRT_CREATE_BACKEND_OR_SKIP(vulkan, "vulkan");
   check_sample(GetParam(), false, 1e-4, 1e-3);
 }
 
 // With the product weights stored as fp16 (each rounded by up to 2^-11 of
 // itself), the outputs stay within a few parts in a thousand.
 TEST_P(SamplesOnVulkan, MatchTheCpuBackendWithFp16Weights) {
-  Result<std::unique_ptr<Backend>> vulkan = create_backend("vulkan");
-  if (!vulkan.is_ok()) GTEST_SKIP() << vulkan.status().message();
+  SEQRT_CREATE_BACKEND_OR_SKIP(vulkan, "vulkan");
   check_sample(GetParam(), true, 1e-2, 1e-2);
 }
 

@@ -14,6 +14,7 @@
 #include "importers/onnx/importer.h"
 #include "importers/onnx/tensor_proto.h"
 #include "runtime/backend_registry.h"
+#include "tests/device_skip.h"
 #include "tests/onnx_node/tensor_compare.h"
 
 namespace seqrt::onnx_node {
@@ -24,24 +25,6 @@ namespace fs = std::filesystem;
 bool is_dir(const std::string& path) {
   std::error_code error;
   return !path.empty() && fs::is_directory(path, error);
-}
-
-// The onnx Python package's folder, or empty when python3 or onnx is
-// missing: the package is one optional source of the tests among several.
-std::string onnx_python_package_dir() {
-  FILE* pipe = popen(
-      "python3 -c 'import onnx, os; print(os.path.dirname(onnx.__file__))' "
-      "2>/dev/null",
-      "r");
-  if (pipe == nullptr) return "";
-  std::string output;
-  char buffer[512];
-  while (fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
-  if (pclose(pipe) != 0) return "";
-  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) {
-    output.pop_back();
-  }
-  return output;
 }
 
 // Files `<prefix><K>.pb` in `dir`, in order of K; stops at the first gap,
@@ -130,7 +113,7 @@ TestResult run_on_backend(const Graph& graph, const NodeTest& test,
                           const std::string& backend_name) {
   Result<std::unique_ptr<Backend>> backend = create_backend(backend_name);
   if (!backend.is_ok()) {
-    if (backend.status().code() == StatusCode::kUnsupported) {
+    if (device_skip::may_skip_for_no_device(backend_name, backend.status())) {
       return {Outcome::kSkip, backend.status().to_string()};
     }
     return fail(fmt::format("backend: {}", backend.status().to_string()));
@@ -150,20 +133,14 @@ TestResult run_on_backend(const Graph& graph, const NodeTest& test,
 }  // namespace
 
 std::string find_node_test_root(const std::string& project_source_dir) {
-  if (const char* env = std::getenv("SEQRT_ONNX_NODE_TESTS")) {
-    if (is_dir(env)) return env;
-  }
-  const std::string python_dir = onnx_python_package_dir();
-  std::vector<std::string> candidates;
-  if (!python_dir.empty()) {
-    candidates.push_back(python_dir + "/backend/test/data/node");
-  }
-  candidates.push_back("/usr/share/libonnx-testdata/data/node");
-  candidates.push_back(project_source_dir + "/../shared/onnx-node-tests/node");
-  for (const std::string& candidate : candidates) {
-    if (is_dir(candidate)) return fs::path(candidate).lexically_normal();
-  }
-  return "";
+  // One pinned copy (ONNX 1.22), never whichever onnx package is
+  // installed: the expected-failure lists are written against it.
+  const char* env = std::getenv("SEQRT_ONNX_NODE_TESTS");
+  const std::string dir =
+      env != nullptr && env[0] != '\0'
+          ? std::string(env)
+          : project_source_dir + "/../shared/onnx-node-tests/node";
+  return is_dir(dir) ? fs::path(dir).lexically_normal().string() : "";
 }
 
 Result<std::vector<NodeTest>> list_node_tests(const std::string& root) {

@@ -26,9 +26,9 @@ struct NodeTest {
   std::vector<DataSet> data_sets;  // in order of N
 };
 
-// The first folder that exists of: $SEQRT_ONNX_NODE_TESTS; the installed
-// onnx Python package's backend/test/data/node; Debian's libonnx-testdata;
-// `<project_source_dir>/../shared/onnx-node-tests/node`. Empty when none.
+// $SEQRT_ONNX_NODE_TESTS when set, else the pinned copy (ONNX 1.22)
+// `<project_source_dir>/../shared/onnx-node-tests/node`; empty when that
+// folder does not exist.
 std::string find_node_test_root(const std::string& project_source_dir);
 
 // Every test folder under `root` (those with a model.onnx), sorted by name.

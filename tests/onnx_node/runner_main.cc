@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "runtime/backend_registry.h"
+#include "tests/device_skip.h"
 #include "tests/onnx_node/expected_failures.h"
 #include "tests/onnx_node/node_test.h"
 
@@ -221,7 +222,8 @@ int main(int argc, char** argv) {
     // the whole run with its reason instead of failing every test.
     auto probe = seqrt::create_backend(options.backend);
     if (!probe.is_ok() &&
-        probe.status().code() == seqrt::StatusCode::kUnsupported) {
+        seqrt::device_skip::may_skip_for_no_device(options.backend,
+                                               probe.status())) {
       fmt::print("skipped: backend '{}' is not available here: {}\n",
                  options.backend, probe.status().message());
       return kNoTests;
@@ -240,12 +242,10 @@ int main(int argc, char** argv) {
           ? seqrt::onnx_node::find_node_test_root(SEQRT_PROJECT_SOURCE_DIR)
           : options.tests_dir;
   if (root.empty()) {
-    fmt::print(
-        "no ONNX node test folder: set SEQRT_ONNX_NODE_TESTS, install the "
-        "onnx Python package or libonnx-testdata, or put the tests in "
-        "../shared/onnx-node-tests/node beside the checkout\n"
-        "0 passed, 0 failed, 0 skipped\n");
-    return kNoTests;
+    return usage_error(
+        "no ONNX node test folder: expected the pinned copy in "
+        "../shared/onnx-node-tests/node beside the checkout, or a folder "
+        "named by SEQRT_ONNX_NODE_TESTS");
   }
   auto all_tests = seqrt::onnx_node::list_node_tests(root);
   if (!all_tests.is_ok()) return usage_error(all_tests.status().to_string());

@@ -12,6 +12,7 @@
 #include "backends/vulkan/kernels/sequence_testing.h"
 #include "ops/op_test_util.h"
 #include "ops/sequence/scan_test_util.h"
+#include "tests/device_skip.h"
 
 namespace seqrt::vulkan::sequence_testing {
 
@@ -231,14 +232,11 @@ inline void expect_chunked_equals_recurrent(
 }
 
 // A fixture for tests that need a Vulkan device: skips (with the reason)
-// where there is none.
+// only where there is none (tests/device_skip.h).
 class DeviceTest : public testing::Test {
  protected:
   void SetUp() override {
-    auto device = open_device({48, true});
-    if (!device.is_ok()) {
-      GTEST_SKIP() << "no Vulkan device: " << device.status().to_string();
-    }
+    SEQRT_SKIP_IF_NO_DEVICE("vulkan", open_device({48, true}).status());
   }
 };
 

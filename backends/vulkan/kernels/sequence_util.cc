@@ -98,7 +98,8 @@ Status check_groups(const std::array<uint32_t, 3>& groups,
                     const DeviceLimits& limits, const std::string& what) {
   for (size_t axis = 0; axis < 3; ++axis) {
     if (groups[axis] > limits.max_group_count[axis]) {
-      return invalid_argument(
+      return make_error(
+          StatusCode::kLimitExceeded,
           "{} (vulkan): {} workgroups on axis {} exceed the device's {}", what,
           groups[axis], axis, limits.max_group_count[axis]);
     }

@@ -3,7 +3,7 @@
 // output dims and each input reads through its own strides (0 where it is
 // broadcast). Op codes: kernels/elementwise.cc kBinaryOps.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint OP = 0;
 layout(std430, binding = 0) readonly buffer A { float a[]; };
 layout(std430, binding = 1) readonly buffer B { float b[]; };

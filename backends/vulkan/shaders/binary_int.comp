@@ -7,7 +7,7 @@
 // divisors that could be zero). Op codes:
 // kernels/elementwise.cc kBinaryOps.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint OP = 0;
 layout(constant_id = 2) const uint TYPE = 1;
 layout(std430, binding = 0) readonly buffer A { uint a[]; };

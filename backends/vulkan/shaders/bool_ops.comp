@@ -3,7 +3,7 @@
 // invocation makes the 4 bools of one output word, so no two invocations
 // write the same word. OP: 0 And, 1 Or, 2 Xor, 3 Not (b is not read).
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint OP = 0;
 layout(std430, binding = 0) readonly buffer A { uint a[]; };
 layout(std430, binding = 1) readonly buffer B { uint b[]; };

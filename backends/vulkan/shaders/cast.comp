@@ -6,7 +6,7 @@
 // and TO: 0 f32, 1 i32, 2 i64, 3 bool, 4 f16. Float to integer truncates
 // toward zero; float to f16 rounds to nearest even.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint FROM = 0;
 layout(constant_id = 2) const uint TO = 0;
 layout(std430, binding = 0) readonly buffer X { uint x[]; };

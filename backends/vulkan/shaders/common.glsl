@@ -4,13 +4,6 @@
 
 #define MAX_RANK 6
 
-// The flat invocation index of a 1-D launch that may spill into y when the
-// x group count passes the device limit (kernel_util.cc groups_for).
-uint flat_index() {
-  return gl_GlobalInvocationID.x +
-         gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-}
-
 // erf to ~1.5e-7 (Abramowitz and Stegun 7.1.26); GLSL has none.
 float erf_approx(float x) {
   float s = sign(x);

@@ -4,7 +4,7 @@
 // two invocations write the same word. TYPE: 0 f32, 1 i32, 2 i64 (as low
 // and high words). OP: kernels/logic_ops.cc kCompareOps.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint OP = 0;
 layout(constant_id = 2) const uint TYPE = 0;
 layout(std430, binding = 0) readonly buffer A { uint a[]; };

@@ -3,7 +3,7 @@
 // invocation per output element (n, co, oh, ow) summing its group's input
 // channels over the kernel window. Weights are (C_out, C_in / group, kH, kW).
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint HAS_BIAS = 0;
 layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer W { float w[]; };

@@ -3,7 +3,7 @@
 // view, walking the line in order (or in reverse), so each output is one
 // running sum in a register.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint EXCLUSIVE = 0;
 layout(constant_id = 2) const uint REVERSE = 0;
 layout(std430, binding = 0) readonly buffer X { float x[]; };

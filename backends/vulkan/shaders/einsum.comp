@@ -6,7 +6,7 @@
 // repeated label, broadcast dims get stride 0), passed as specialisation
 // constants; long contractions run as several dispatches that accumulate.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint OPERANDS = 2;
 layout(constant_id = 2) const uint OUT_RANK = 0;
 layout(constant_id = 3) const uint OD0 = 1;

@@ -13,7 +13,7 @@
 #include "common.glsl"
 #define MAX_INPUTS 16
 #define MAX_REGISTERS 16
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(std430, binding = 0) readonly buffer X0 { float x0[]; };
 layout(std430, binding = 1) readonly buffer X1 { float x1[]; };
 layout(std430, binding = 2) readonly buffer X2 { float x2[]; };

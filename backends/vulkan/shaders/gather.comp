@@ -9,7 +9,7 @@
 // axis_len, inner). GatherElements: the output has the indices' dims; its
 // coordinate c reads data at c with c[axis] replaced by the index.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint ELEMENTS = 0;
 layout(constant_id = 2) const uint WORDS = 1;
 layout(constant_id = 3) const uint INDEX_WORDS = 2;

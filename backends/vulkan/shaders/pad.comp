@@ -4,7 +4,7 @@
 // the edge), 2 edge (repeat the edge), 3 wrap. Each output coordinate c maps
 // to c - begin in the input, folded back in by the mode.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint MODE = 0;
 layout(constant_id = 2) const uint WORDS = 1;
 layout(std430, binding = 0) readonly buffer X { uint x[]; };

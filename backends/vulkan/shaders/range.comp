@@ -3,7 +3,7 @@
 // TYPE 0 f32, 1 i32, 2 i64 (start as low and high words, delta a 32-bit
 // int; the sum carries into the high word).
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint TYPE = 0;
 layout(std430, binding = 0) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {

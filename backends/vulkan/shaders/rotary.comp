@@ -4,7 +4,7 @@
 // are channels (i, i + rot / 2), or (2i, 2i + 1) when INTERLEAVED; the
 // cache row is position_ids[b, s] (HAS_POSITIONS) or b * seq + s.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint INTERLEAVED = 0;
 layout(constant_id = 2) const uint HAS_POSITIONS = 0;
 layout(std430, binding = 0) readonly buffer X { float x[]; };

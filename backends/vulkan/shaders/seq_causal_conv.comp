@@ -5,7 +5,7 @@
 #version 450
 #include "sequence_common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "group_size.glsl"
 layout(constant_id = 1) const uint TILE = 64;  // tokens per workgroup
 layout(constant_id = 2) const uint K = 4;      // kernel size
 
@@ -29,7 +29,7 @@ void main() {
   const uint row = (b * pc.channels + c) * len;
   const uint past_row = (b * pc.channels + c) * (K - 1);
   const bool has_past = seq_flag(pc.flags, SEQ_HAS_PAST);
-  for (uint i = gl_LocalInvocationIndex; i < TILE + K - 1; i += gl_WorkGroupSize.x) {
+  for (uint i = gl_LocalInvocationIndex; i < TILE + K - 1; i += GROUP_SIZE) {
     // Position in the input; negative positions read the past state.
     const int p = int(t0 + i) - int(K - 1);
     float v = 0.0;
@@ -42,7 +42,7 @@ void main() {
   }
   barrier();
   const float b0 = seq_flag(pc.flags, SEQ_HAS_BIAS) ? bias[c] : 0.0;
-  for (uint j = gl_LocalInvocationIndex; j < TILE; j += gl_WorkGroupSize.x) {
+  for (uint j = gl_LocalInvocationIndex; j < TILE; j += GROUP_SIZE) {
     const uint t = t0 + j;
     if (t >= len) break;
     float acc = b0;

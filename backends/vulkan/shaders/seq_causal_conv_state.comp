@@ -5,7 +5,7 @@
 #version 450
 #include "sequence_common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "group_size.glsl"
 layout(constant_id = 1) const uint KM1 = 3;  // k - 1 (>= 1)
 
 layout(push_constant) uniform Params {
@@ -24,7 +24,7 @@ void main() {
   const uint row = (b * pc.channels + c) * pc.seq_len;
   const uint state_row = (b * pc.channels + c) * KM1;
   const bool has_past = seq_flag(pc.flags, SEQ_HAS_PAST);
-  for (uint j = gl_LocalInvocationIndex; j < KM1; j += gl_WorkGroupSize.x) {
+  for (uint j = gl_LocalInvocationIndex; j < KM1; j += GROUP_SIZE) {
     // Position j of the state is position seq_len + j of [past, input].
     const uint p = pc.seq_len + j;
     float v = 0.0;
@@ -36,7 +36,7 @@ void main() {
     saved[j] = v;
   }
   barrier();
-  for (uint j = gl_LocalInvocationIndex; j < KM1; j += gl_WorkGroupSize.x) {
+  for (uint j = gl_LocalInvocationIndex; j < KM1; j += GROUP_SIZE) {
     present[state_row + j] = saved[j];
   }
 }

@@ -8,7 +8,7 @@
 #version 450
 #include "sequence_common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "group_size.glsl"
 layout(constant_id = 1) const uint C = 64;   // chunk length
 layout(constant_id = 2) const uint DK = 16;  // d_k (the cumsum rows)
 
@@ -32,7 +32,7 @@ shared float cumsum[C * DK];  // cs_t[i] at t * DK + i
 
 void main() {
   const uint c = gl_WorkGroupID.x, bg = gl_WorkGroupID.y;
-  const uint wg = gl_WorkGroupSize.x;
+  const uint wg = GROUP_SIZE;
   const uint b = bg / pc.kv_heads, g = bg % pc.kv_heads;
   const uint group = pc.q_heads / pc.kv_heads;
   const uint dk = pc.dk, dv = pc.dv;

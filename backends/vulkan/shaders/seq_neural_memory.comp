@@ -11,7 +11,7 @@
 #version 450
 #include "neural_memory.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "group_size.glsl"
 layout(constant_id = 1) const uint MAXW = 64;  // max(d, m)
 
 layout(push_constant) uniform Params {
@@ -52,7 +52,7 @@ void sync() {
 void forward(uint base, uint row, uint src) {
   const uint d = pc.d;
   const uint width = pc.depth == 2 ? pc.m : d;
-  for (uint j = gl_LocalInvocationIndex; j < width; j += gl_WorkGroupSize.x) {
+  for (uint j = gl_LocalInvocationIndex; j < width; j += GROUP_SIZE) {
     float sum = 0.0;
     for (uint i = 0; i < d; ++i) {
       const float xi = src == 0 ? q[row * d + i] : k[row * d + i];
@@ -62,12 +62,12 @@ void forward(uint base, uint row, uint src) {
   }
   sync();
   if (pc.depth == 1) {
-    for (uint l = gl_LocalInvocationIndex; l < d; l += gl_WorkGroupSize.x) {
+    for (uint l = gl_LocalInvocationIndex; l < d; l += GROUP_SIZE) {
       outv[l] = hid[l];
     }
   } else {
     const uint w2 = base + d * pc.m;
-    for (uint l = gl_LocalInvocationIndex; l < d; l += gl_WorkGroupSize.x) {
+    for (uint l = gl_LocalInvocationIndex; l < d; l += GROUP_SIZE) {
       float sum = 0.0;
       for (uint j = 0; j < pc.m; ++j) sum += act(hid[j]) * work[w2 + j * d + l];
       outv[l] = sum;
@@ -84,7 +84,7 @@ void main() {
   const uint wbase = bh * 3 * params;
   const uint sbase = wbase + params;
   const uint abase = sbase + params;
-  const uint lid = gl_LocalInvocationIndex, wg = gl_WorkGroupSize.x;
+  const uint lid = gl_LocalInvocationIndex, wg = GROUP_SIZE;
 
   uint position = 0u;  // modulo the chunk
   if (seq_flag(pc.flags, NM_HAS_POSITION)) {

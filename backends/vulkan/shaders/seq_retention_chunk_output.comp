@@ -7,7 +7,7 @@
 #version 450
 #include "sequence_common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "group_size.glsl"
 layout(constant_id = 1) const uint C = 64;  // chunk length
 
 layout(push_constant) uniform Params {
@@ -26,7 +26,7 @@ shared float scores[C * C];
 
 void main() {
   const uint c = gl_WorkGroupID.x, bh = gl_WorkGroupID.y;
-  const uint wg = gl_WorkGroupSize.x;
+  const uint wg = GROUP_SIZE;
   const float gamma = gammas[bh % pc.heads];
   const uint begin = c * C;
   const uint len = min(C, pc.seq_len - begin);

@@ -9,7 +9,7 @@
 #version 450
 #include "sequence_common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "group_size.glsl"
 layout(constant_id = 1) const uint C = 64;  // chunk length
 
 layout(push_constant) uniform Params {
@@ -35,7 +35,7 @@ shared float cumsum[C];   // cs_t
 
 void main() {
   const uint c = gl_WorkGroupID.x, bh = gl_WorkGroupID.y;
-  const uint wg = gl_WorkGroupSize.x;
+  const uint wg = GROUP_SIZE;
   const uint b = bh / pc.heads, head = bh % pc.heads;
   const uint g = head / (pc.heads / pc.groups);
   const uint P = pc.head_dim, N = pc.states;

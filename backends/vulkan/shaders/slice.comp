@@ -5,7 +5,7 @@
 // the plan, so `ends` is never read. Index inputs are i32 or i64
 // (INDEX_WORDS 1 or 2).
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint WORDS = 1;
 layout(constant_id = 2) const uint INDEX_WORDS = 2;
 layout(constant_id = 3) const uint HAS_AXES = 0;

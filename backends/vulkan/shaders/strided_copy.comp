@@ -4,7 +4,7 @@
 // Transpose, Slice, Concat, Split, Expand, Reshape and friends are all
 // this copy with different strides (kernels/copy_ops.cc).
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(std430, binding = 0) readonly buffer Src { uint src[]; };
 layout(std430, binding = 1) buffer Dst { uint dst[]; };
 layout(push_constant) uniform Push {

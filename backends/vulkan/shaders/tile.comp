@@ -4,7 +4,7 @@
 // (WORDS per element; with WORDS 0, elements of PART_BYTES within a word,
 // bools or halves, one output word per invocation).
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint WORDS = 1;
 layout(constant_id = 2) const uint PART_BYTES = 1;
 layout(std430, binding = 0) readonly buffer X { uint x[]; };

@@ -4,7 +4,7 @@
 // output word per invocation): keeps element (r, c) when c - r >= k (UPPER)
 // or c - r <= k (lower), else 0.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint UPPER = 1;
 layout(constant_id = 2) const uint WORDS = 1;
 layout(constant_id = 3) const uint PART_BYTES = 1;

@@ -2,7 +2,7 @@
 // out[i] = f(in[i]) for the unary op chosen by constant 1 (kernels/
 // elementwise.cc kUnaryOps lists the codes).
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint OP = 0;
 layout(std430, binding = 0) readonly buffer In { float x[]; };
 layout(std430, binding = 1) writeonly buffer Out { float y[]; };

@@ -5,7 +5,7 @@
 // (bool: 1, f16: 2), of which each invocation makes one whole output word
 // so that no two invocations write the same word.
 #include "common.glsl"
-layout(local_size_x_id = 0) in;
+#include "flat_index.glsl"
 layout(constant_id = 1) const uint WORDS = 1;
 layout(constant_id = 2) const uint PART_BYTES = 1;
 layout(std430, binding = 0) readonly buffer Cond { uint cond[]; };
