@@ -24,9 +24,10 @@ bool cuda_plugin_built();
 std::vector<std::string> cuda_plugin_search_paths();
 
 // A new CUDA backend from the first plugin found, once the NVIDIA driver
-// library (libcuda.so.1) is known to load. kUnsupported with one line
-// saying why when the plugin is missing, there is no driver, the plugin
-// cannot be loaded or was built for another ABI, or it finds no device. The
+// library (libcuda.so.1) is known to load. kNoDevice with one line saying
+// why when there is no driver or the plugin finds no device; kUnsupported
+// when the plugin is missing, cannot be loaded or was built for another
+// ABI. The
 // plugin stays loaded for the life of the process (its objects may outlive any
 // caller).
 Result<std::unique_ptr<Backend>> load_cuda_backend();

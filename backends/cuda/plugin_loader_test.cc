@@ -98,7 +98,7 @@ TEST(CudaPlugin, PluginItselfNamesWhatIsMissing) {
     return;
   }
   std::string message = backend.status().message();
-  EXPECT_EQ(backend.status().code(), StatusCode::kUnsupported) << message;
+  EXPECT_EQ(backend.status().code(), StatusCode::kNoDevice) << message;
   EXPECT_TRUE(contains(message, "no CUDA driver") ||
               contains(message, "no CUDA device"))
       << message;
@@ -114,7 +114,7 @@ TEST(CudaPlugin, RealPluginGivesBackendOrNamesWhatIsMissing) {
     EXPECT_GT((*backend)->device_info().memory_bytes, 0u);
   } else {
     std::string message = backend.status().message();
-    EXPECT_EQ(backend.status().code(), StatusCode::kUnsupported) << message;
+    EXPECT_EQ(backend.status().code(), StatusCode::kNoDevice) << message;
     EXPECT_TRUE(contains(message, "no CUDA driver") ||
                 contains(message, "no CUDA device"))
         << message;
