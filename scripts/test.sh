@@ -10,7 +10,8 @@
 #   gcc tests   ctest -L cuda: the tests that load the CUDA plugin
 #   python      pytest in a venv against the gcc build (seqrt.export vs
 #               onnxruntime and PyTorch)
-#   tsan        ThreadSanitizer on the concurrency tests
+#   tsan        ThreadSanitizer, with the OpenMP threads: the concurrency
+#               tests, the CPU kernels' tests and conformance_cpu
 # Objects are cached by ccache outside the checkout, so a machine that built
 # this tree before (in any folder) rebuilds little.
 #
@@ -80,11 +81,11 @@ stage "asan tests" ctest --preset asan -j"$jobs"
 stage "gcc build" build dev ci_gcc
 stage "gcc tests" ctest --preset dev -j"$jobs" -L cuda
 stage python python_tests
-# Only the concurrency test binaries: the preset's filter picks their tests.
+# The binaries of the tests labelled "tsan", which the preset picks.
 tsan() {
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j"$jobs" --target concurrency_test \
-    cpu_backend_test c_api_test
+    cpu_backend_test c_api_test conformance_test
   ctest --preset tsan -j"$jobs"
 }
 stage tsan tsan
