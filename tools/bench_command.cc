@@ -14,8 +14,8 @@
 
 #include "graph/planner/bind_dims.h"
 #include "graph/planner/memory_plan.h"
-#include "runtime/model_loader.h"
 #include "runtime/backend_registry.h"
+#include "runtime/model_loader.h"
 #include "runtime/session.h"
 #include "tools/bench_report.h"
 #include "tools/command.h"
@@ -187,9 +187,10 @@ Status run_bench(const BenchOptions& options) {
     std::vector<NodeProfile> profile = session->profile();
     if (profile.empty()) {
       // Not "kernels 0.0 %": the backend times no node.
-      fmt::print("\nprofile: none; backend '{}' has no per-node profiler "
-                 "(the cpu and reference backends have one)\n",
-                 options.backend);
+      fmt::print(
+          "\nprofile: none; backend '{}' has no per-node profiler "
+          "(the cpu and reference backends have one)\n",
+          options.backend);
     } else {
       print_profile(profile_difference(std::move(profile), warmup_profile),
                     total_s, options.top);

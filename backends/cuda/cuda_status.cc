@@ -14,8 +14,8 @@ Status cuda_status(cudaError_t error, const std::string& what) {
     case cudaErrorStubLibrary:
       // 35 on a machine without the NVIDIA driver; 34 where only the
       // toolkit's stub libcuda is found.
-      return no_device("cuda backend: no CUDA driver ({}: {}, error {})",
-                         what, name, static_cast<int>(error));
+      return no_device("cuda backend: no CUDA driver ({}: {}, error {})", what,
+                       name, static_cast<int>(error));
     case cudaErrorNoDevice:
       return no_device("cuda backend: no CUDA device ({}: {})", what, name);
     case cudaErrorMemoryAllocation:

@@ -60,8 +60,7 @@ TEST(VulkanFaults, BadFaultNameIsRejected) {
   options.inject_fault = "meteor";
   Status why;
   EXPECT_EQ(testing::open_backend(why, options), nullptr);
-  EXPECT_NE(why.message().find("meteor"), std::string::npos)
-      << why.to_string();
+  EXPECT_NE(why.message().find("meteor"), std::string::npos) << why.to_string();
 }
 
 }  // namespace

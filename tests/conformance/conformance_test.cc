@@ -145,7 +145,8 @@ const Result<onnx_node::ExpectedFailures>& unsupported_list(
 
 // Lowered Vulkan limits (device.h): refusing at a limit is then an answer.
 bool limits_lowered() {
-  for (const char* name : {"SEQRT_VULKAN_MAX_GROUPS", "SEQRT_VULKAN_MAX_BINDING"}) {
+  for (const char* name :
+       {"SEQRT_VULKAN_MAX_GROUPS", "SEQRT_VULKAN_MAX_BINDING"}) {
     const char* value = std::getenv(name);
     if (value != nullptr && value[0] != '\0') return true;
   }
@@ -266,8 +267,8 @@ TEST_P(Conformance, MatchesReference) {
     ASSERT_NE(listed, list->end())
         << p.backend << " refuses " << case_key(c) << " but it is not on "
         << "unsupported_" << p.backend << ".txt; if the refusal is meant, "
-        << "add the line:\n" << case_key(c) << "  # "
-        << supported.message();
+        << "add the line:\n"
+        << case_key(c) << "  # " << supported.message();
     outcome.count_as(&Tally::listed);
     GTEST_SKIP() << listed->second;
   }
@@ -310,9 +311,8 @@ TEST(ConformanceCoverage, UnsupportedListsNameRealCases) {
     const auto& list = unsupported_list(backend);
     ASSERT_TRUE(list.is_ok()) << list.status().to_string();
     for (const auto& [key, reason] : *list) {
-      EXPECT_TRUE(keys.count(key))
-          << "unsupported_" << backend << ".txt names " << key
-          << ", which is no case";
+      EXPECT_TRUE(keys.count(key)) << "unsupported_" << backend << ".txt names "
+                                   << key << ", which is no case";
     }
   }
 }

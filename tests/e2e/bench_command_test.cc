@@ -53,8 +53,9 @@ TEST(bench_command, ProfileOnABackendWithoutAProfilerSaysSo) {
   CommandResult result = bench({"--backend", "vulkan", "--bind", "batch=1",
                                 "--bind", "seq=8", "--profile"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(has(result.out, "profile: none; backend 'vulkan' has no "
-                              "per-node profiler"))
+  EXPECT_TRUE(has(result.out,
+                  "profile: none; backend 'vulkan' has no "
+                  "per-node profiler"))
       << result.out;
   EXPECT_FALSE(has(result.out, "kernels [0-9.]+%")) << result.out;
 }

@@ -221,9 +221,8 @@ int main(int argc, char** argv) {
     // A backend with no device on this machine (no GPU, no driver) skips
     // the whole run with its reason instead of failing every test.
     auto probe = seqrt::create_backend(options.backend);
-    if (!probe.is_ok() &&
-        seqrt::device_skip::may_skip_for_no_device(options.backend,
-                                               probe.status())) {
+    if (!probe.is_ok() && seqrt::device_skip::may_skip_for_no_device(
+                              options.backend, probe.status())) {
       fmt::print("skipped: backend '{}' is not available here: {}\n",
                  options.backend, probe.status().message());
       return kNoTests;

@@ -26,10 +26,9 @@ void add_dispatch_limit_cases(std::vector<OpCase>& cases) {
                             {f32({kPastOneGridRow}, 1), f32({1}, 2)}));
   cases.push_back(
       make_case("Relu", "past_one_grid_row", {f32({kPastOneGridRow}, 3)}));
-  cases.push_back(make_case(
-      "Where", "past_one_grid_row",
-      {random_tensor(DType::kBool, {kPastOneGridRow}, 4),
-       f32({kPastOneGridRow}, 5), f32({1}, 6)}));
+  cases.push_back(make_case("Where", "past_one_grid_row",
+                            {random_tensor(DType::kBool, {kPastOneGridRow}, 4),
+                             f32({kPastOneGridRow}, 5), f32({1}, 6)}));
   // The relative-position Concat of a Conformer export, at 2 x 1100 x 2000.
   cases.push_back(make_case("Concat", "past_one_grid_row",
                             {f32({2, 1100, 1000}, 7), f32({2, 1100, 1000}, 8)},
