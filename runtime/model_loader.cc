@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include <unistd.h>
+
+#include "graph/regular_file.h"
 #include "importers/native/reader.h"
 #include "importers/onnx/importer.h"
 #include "ops/infer_graph.h"
@@ -31,16 +34,10 @@ std::string lower_extension(const std::string& path) {
 }  // namespace
 
 Result<ModelFormat> detect_model_format(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    int error = errno;
-    return Status(
-        error == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
-        fmt::format("cannot open model '{}': {}", path, std::strerror(error)));
-  }
+  SEQRT_ASSIGN_OR_RETURN(RegularFile model, RegularFile::open(path));
   uint8_t head[kProbeBytes] = {};
-  size_t got = std::fread(head, 1, sizeof(head), file);
-  std::fclose(file);
+  ssize_t read_bytes = ::read(model.fd(), head, sizeof(head));
+  size_t got = read_bytes > 0 ? static_cast<size_t>(read_bytes) : 0;
   if (looks_like_seqrt(head, got)) return ModelFormat::kSeqrt;
 
   std::string extension = lower_extension(path);

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <optional>
 
+#include "graph/regular_file.h"
+
 namespace seqrt {
 namespace {
 
@@ -140,25 +142,18 @@ Status read_external_data(const onnx::TensorProto& tensor,
         "needs {}",
         name, *ref.length, byte_count);
   }
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_error("initializer '{}': cannot open '{}'", name, path);
-  struct stat info;
-  Status status = Status::ok();
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    status = invalid_model("initializer '{}': '{}' is not a regular file", name,
-                           path);
-  } else if (ref.offset > static_cast<uint64_t>(info.st_size) ||
-             static_cast<uint64_t>(info.st_size) - ref.offset < byte_count) {
-    status = invalid_model(
+  Result<RegularFile> file = RegularFile::open(path);
+  if (!file.is_ok()) {
+    return invalid_model("initializer '{}': {}", name,
+                         file.status().message());
+  }
+  if (ref.offset > file->size() || file->size() - ref.offset < byte_count) {
+    return invalid_model(
         "initializer '{}': external data '{}' is {} bytes, too short for {} "
         "bytes at offset {}",
-        name, path, static_cast<uint64_t>(info.st_size), byte_count,
-        ref.offset);
-  } else {
-    status = read_exact(fd, ref.offset, byte_count, out, path);
+        name, path, file->size(), byte_count, ref.offset);
   }
-  close(fd);
-  return status;
+  return read_exact(file->fd(), ref.offset, byte_count, out, path);
 }
 
 }  // namespace seqrt

@@ -11,16 +11,14 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include "graph/regular_file.h"
+
 namespace seqrt {
 
 Result<std::vector<uint8_t>> read_file_bytes(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    int error = errno;
-    return Status(
-        error == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
-        fmt::format("cannot open '{}': {}", path, std::strerror(error)));
-  }
+  SEQRT_ASSIGN_OR_RETURN(RegularFile regular, RegularFile::open(path));
+  std::FILE* file = regular.release_to_stream();
+  if (file == nullptr) return io_error("cannot read '{}'", path);
   std::vector<uint8_t> bytes;
   uint8_t chunk[1 << 16];
   size_t got = 0;
@@ -63,20 +61,9 @@ Status parse_proto(const uint8_t* data, size_t size,
 Status parse_proto_file(const std::string& path,
                         google::protobuf::MessageLite& message,
                         const std::string& what) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int error = errno;
-    return Status(
-        error == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
-        fmt::format("cannot open '{}': {}", path, std::strerror(error)));
-  }
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return io_error("'{}' is not a regular file", path);
-  }
-  if (static_cast<uint64_t>(info.st_size) > kMaxProtoBytes) {
-    ::close(fd);
+  SEQRT_ASSIGN_OR_RETURN(RegularFile regular, RegularFile::open(path));
+  const int fd = regular.fd();
+  if (regular.size() > kMaxProtoBytes) {
     return make_error(StatusCode::kLimitExceeded,
                       "'{}' is larger than the 2 GiB protobuf limit; store "
                       "large tensors as ONNX external data",
@@ -93,7 +80,6 @@ Status parse_proto_file(const std::string& path,
         message.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
     read_error = file.GetErrno();
   }
-  ::close(fd);
   if (read_error != 0) {
     return io_error("cannot read '{}': {}", path, std::strerror(read_error));
   }

@@ -1,5 +1,6 @@
 #include "importers/onnx/tensor_convert.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -149,6 +150,7 @@ class ExternalDataTest : public ::testing::Test {
   void TearDown() override {
     std::remove((dir_ + "/weights.bin").c_str());
     std::remove((dir_ + "/link.bin").c_str());
+    std::remove((dir_ + "/fifo.bin").c_str());
     std::remove(outside_.c_str());
     rmdir(dir_.c_str());
   }
@@ -207,6 +209,13 @@ TEST_F(ExternalDataTest, RefusesEscapesAndShortFiles) {
       tensor_from_proto(external("weights.bin", 8), "", "initializer 'w'");
   ASSERT_FALSE(no_dir.is_ok());
   EXPECT_NE(no_dir.status().message().find("needs the model's folder"),
+            std::string::npos);
+}
+
+// A FIFO as external data is refused at once, not waited on for a writer.
+TEST_F(ExternalDataTest, RefusesAFifoWithoutBlocking) {
+  ASSERT_EQ(mkfifo((dir_ + "/fifo.bin").c_str(), 0600), 0);
+  EXPECT_NE(error_of(external("fifo.bin", 0)).find("is not a regular file"),
             std::string::npos);
 }
 

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "graph/regular_file.h"
+
 namespace seqrt {
 namespace {
 
@@ -383,14 +385,9 @@ Result<Tensor> read_npy_buffer(const uint8_t* data, size_t size,
 }
 
 Result<Tensor> read_npy_file(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    int error = errno;
-    Status status(
-        error == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
-        fmt::format("cannot open '{}': {}", path, std::strerror(error)));
-    return status;
-  }
+  SEQRT_ASSIGN_OR_RETURN(RegularFile regular, RegularFile::open(path));
+  std::FILE* file = regular.release_to_stream();
+  if (file == nullptr) return io_error("cannot read '{}'", path);
   std::vector<uint8_t> bytes;
   uint8_t chunk[1 << 16];
   size_t got = 0;

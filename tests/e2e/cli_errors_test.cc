@@ -1,5 +1,8 @@
 // The CLI's contract with scripts: exit code 0 on success; on failure a
 // non-zero code and exactly one line "seqrt: error: <message>" on stderr.
+#include <sys/stat.h>
+
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -122,6 +125,19 @@ TEST(cli, WrongInputDTypeOrFile) {
       kCommandFailed, "cannot open '" + missing_pb + "'");
   expect_error(run_seqrt({"run", model_path(), "--input", "tokens=x.txt"}),
                kCommandFailed, "must be .npy or .pb");
+}
+
+// A FIFO as the model or an input is refused at once; opening it for
+// reading would wait for a writer forever.
+TEST(cli, AFifoIsRefusedNotWaitedOn) {
+  const std::string fifo = sample_dir() + "/cli_errors_fifo.npy";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_error(run_seqrt({"inspect", fifo}), kCommandFailed,
+               "'" + fifo + "' is not a regular file");
+  expect_error(run_seqrt({"run", model_path(), "--input", "tokens=" + fifo}),
+               kCommandFailed, "'" + fifo + "' is not a regular file");
+  std::remove(fifo.c_str());
 }
 
 TEST(cli, UnknownBackend) {
