@@ -1,8 +1,8 @@
 // Sessions and Streams from many threads: one compiled plan run from 8 threads
 // with a Stream each gives bit-exact the results of serial runs, Sessions
 // created and destroyed beside running ones change nothing, and the same holds
-// through the C API. Sizes stay small and the CPU backend single-threaded so
-// the binary is quick under ThreadSanitizer.
+// through the C API. Sizes stay small so the binary is quick under
+// ThreadSanitizer (which runs the kernels on two OpenMP threads).
 #include <gtest/gtest.h>
 
 #include <atomic>
