@@ -264,6 +264,36 @@ TEST(FuseAttention, FusesGqaWithKvCache) {
   EXPECT_EQ(fused.value(fused.state_pairs[1].output).name, "present_value");
 }
 
+// GPT-2's decode export reads the key length for its mask from the Shape
+// of the KV-cache Concat, which the fused node would produce: fusing would
+// make a cycle, so the pass must leave the graph as it is.
+TEST(FuseAttention, LeavesAMaskComputedFromThePresentAlone) {
+  GraphBuilder b("decode_mask");
+  ValueId q = b.input("q", DType::kF32, {1, 2, 1, kDim});
+  ValueId k = b.input("k", DType::kF32, {1, 2, 1, kDim});
+  ValueId v = b.input("v", DType::kF32, {1, 2, 1, kDim});
+  ValueId past_k = b.input("past_key", DType::kF32, {1, 2, kLen, kDim});
+  ValueId past_v = b.input("past_value", DType::kF32, {1, 2, kLen, kDim});
+  k = b.add("Concat", {past_k, k}, {{"axis", Attribute(-2)}},
+            NodeOptions{"present_key"});
+  v = b.add("Concat", {past_v, v}, {{"axis", Attribute(-2)}},
+            NodeOptions{"present_value"});
+  ValueId s = b.add("MatMul", {q, transpose(b, k, {0, 1, 3, 2})});
+  // mask = bias[..., :Tk] with Tk = present_key.shape[2]
+  ValueId key_len =
+      b.add("Shape", {k},
+            {{"start", Attribute(int64_t{2})}, {"end", Attribute(int64_t{3})}});
+  ValueId bias = b.constant("bias", random_tensor({1, 1, 1, 16}, 31));
+  ValueId mask = b.add(
+      "Slice", {bias, ints(b, "starts", {0}), key_len, ints(b, "axes", {3})});
+  ValueId p =
+      b.add("Softmax", {b.add("Add", {s, mask})}, {{"axis", Attribute(-1)}});
+  b.output(b.add("MatMul", {p, v}), "y");
+  b.output(k);
+  b.output(v);
+  expect_unchanged(build_or_die(std::move(b)), fuse_attention_pass());
+}
+
 TEST(FuseAttention, FusesGqaWithoutCache) {
   std::map<std::string, Tensor> feeds = decode_feeds();
   feeds.erase("past_key");

@@ -310,6 +310,30 @@ std::optional<double> computed_scalar(const Matcher& m, ValueId id) {
 
 namespace {
 
+// Whether an input of the new nodes is computed from a removed node: the
+// rewrite would then read a value that it replaces (as a mask computed
+// from the Shape of a KV-cache Concat that the fused node now produces),
+// a cycle. Such a fusion is not applied.
+bool reads_what_it_removes(const Matcher& m, const Fusion& fusion) {
+  std::vector<ValueId> pending;
+  for (const Node& node : fusion.add) {
+    for (ValueId id : node.inputs) {
+      if (id != kNoValue) pending.push_back(id);
+    }
+  }
+  std::set<int> seen;
+  while (!pending.empty()) {
+    const int producer = m.uses().producer[pending.back()];
+    pending.pop_back();
+    if (producer < 0 || !seen.insert(producer).second) continue;
+    if (fusion.remove.count(producer) != 0) return true;
+    for (ValueId id : m.node(producer).inputs) {
+      if (id != kNoValue) pending.push_back(id);
+    }
+  }
+  return false;
+}
+
 Status apply(Graph& graph, Fusion fusion) {
   if (fusion.create_values) fusion.create_values(graph, fusion.add);
   for (Node& node : fusion.add) add_node(graph, std::move(node));
@@ -325,7 +349,7 @@ Result<bool> apply_fusions(Graph& graph, const FusionMatcher& match) {
     Matcher m(graph);
     for (size_t n = 0; n < graph.nodes.size() && !found; ++n) {
       std::optional<Fusion> fusion = match(m, static_cast<int>(n));
-      if (!fusion) continue;
+      if (!fusion || reads_what_it_removes(m, *fusion)) continue;
       SEQRT_RETURN_IF_ERROR(apply(graph, std::move(*fusion)));
       found = changed = true;
     }
