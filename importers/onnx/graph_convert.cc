@@ -22,7 +22,12 @@ Result<Value> value_from_info(const ValueInfoProto& info,
                               const std::string& what) {
   Value value;
   value.name = info.name();
-  if (!info.has_type()) return value;
+  // An empty `type {}` (valid ONNX: exporters write it for subgraph
+  // outputs) declares nothing; inference gives the value its type.
+  if (!info.has_type() ||
+      info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) {
+    return value;
+  }
   if (!info.type().has_tensor_type()) {
     return unsupported(
         "{} '{}' is not a tensor (sequences, maps and "
@@ -56,6 +61,15 @@ Result<Value> value_from_info(const ValueInfoProto& info,
   }
   value.shape = std::move(shape);
   return value;
+}
+
+// Whether concrete `dims` agree with a declared shape's rank and fixed dims.
+bool fits_declared(const Shape& declared, const std::vector<int64_t>& dims) {
+  if (declared.rank() != dims.size()) return false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (declared[d].is_fixed() && declared[d].value() != dims[d]) return false;
+  }
+  return true;
 }
 
 class GraphConverter {
@@ -317,8 +331,37 @@ class GraphConverter {
       node.outputs.pop_back();
     }
     SEQRT_RETURN_IF_ERROR(map_op(node, opset->second));
+    if (hold_as_constant(node)) return Status::ok();
     graph_.nodes.push_back(std::move(node));
     return Status::ok();
+  }
+
+  // A Constant node's value is known at import: the graph holds it as a
+  // constant, so that no run executes the node (exports carry hundreds of
+  // them, in subgraphs too) whether or not the passes run. A node whose
+  // value cannot be made (an unsupported attribute) stays a node and fails
+  // with the op's own error.
+  bool hold_as_constant(const Node& node) {
+    if (!node.domain.empty() || node.op != "Constant" ||
+        node.outputs.size() != 1 || node.outputs[0] == kNoValue) {
+      return false;
+    }
+    const OpSchema* schema = ctx_.registry->find("", "Constant");
+    if (schema == nullptr) return false;
+    KernelContext kernel(node, *schema, {});
+    if (!schema->reference(kernel).is_ok() || kernel.outputs().size() != 1) {
+      return false;
+    }
+    Tensor& tensor = kernel.outputs()[0];
+    Value& value = graph_.value(node.outputs[0]);
+    if ((value.dtype != DType::kUndefined && value.dtype != tensor.dtype()) ||
+        (value.shape && !fits_declared(*value.shape, tensor.dims()))) {
+      return false;  // contradicts its declaration: let verification say so
+    }
+    value.dtype = tensor.dtype();
+    value.shape = tensor.shape();
+    graph_.constants[node.outputs[0]] = std::move(tensor);
+    return true;
   }
 
   Status add_outputs() {

@@ -5,6 +5,7 @@
 #include "graph/verifier.h"
 #include "importers/onnx/graph_convert.h"
 #include "importers/onnx/op_table.h"
+#include "importers/onnx/opset_upgrade.h"
 #include "importers/onnx/proto_io.h"
 #include "importers/onnx/state_pairs.h"
 #include "ops/infer_graph.h"
@@ -23,9 +24,10 @@ Result<std::map<std::string, int>> read_opsets(const onnx::ModelProto& model,
   if (onnx != opsets.end() &&
       (onnx->second < kMinOnnxOpset || onnx->second > kMaxOnnxOpset)) {
     return unsupported(
-        "{} uses ONNX opset {}; seqrt imports opsets {} to {} (convert the "
-        "model with onnx.version_converter)",
-        source, onnx->second, kMinOnnxOpset, kMaxOnnxOpset);
+        "{} uses ONNX opset {}; seqrt imports opsets {} to {} ({} to {} "
+        "through the ONNX version converter)",
+        source, onnx->second, kOldestConvertedOpset, kMaxOnnxOpset,
+        kOldestConvertedOpset, kMinOnnxOpset - 1);
   }
   return opsets;
 }
@@ -54,6 +56,7 @@ Result<Graph> import_model(onnx::ModelProto& model, const std::string& source,
   ImportContext ctx;
   ctx.source = source;
   ctx.model_dir = model_dir;
+  SEQRT_RETURN_IF_ERROR(upgrade_old_opset(model, source));
   SEQRT_ASSIGN_OR_RETURN(ctx.opsets, read_opsets(model, source));
   FunctionTable functions = read_functions(model);
   ctx.functions = &functions;

@@ -90,6 +90,8 @@ constexpr const char* kUnchangedSince13[] = {
     "Relu",
     "Reshape",
     "Scan",
+    "ScatterElements",  // reduction (16, 18) defaults to the old "none"
+    "ScatterND",
     "Shape",
     "Sigmoid",
     "Sign",

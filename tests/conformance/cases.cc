@@ -54,6 +54,7 @@ const std::vector<OpCase>& all_op_cases() {
     add_linalg_cases(all);
     add_seqrt_linear_cases(all);
     add_shape_cases(all);
+    add_scatter_cases(all);
     add_tiled_shape_cases(all);
     add_dispatch_limit_cases(all);
     add_control_cases(all);

@@ -1,0 +1,157 @@
+#include "ops/shape/scatter.h"
+
+#include <string>
+
+#include "ops/shape/shape_util.h"
+#include "ops/util.h"
+
+namespace seqrt {
+
+Result<ScatterReduction> scatter_reduction(const OpContext& ctx) {
+  const std::string name = ctx.attr_string("reduction");
+  if (name == "none") return ScatterReduction::kNone;
+  if (name == "add") return ScatterReduction::kAdd;
+  if (name == "mul") return ScatterReduction::kMul;
+  if (name == "max") return ScatterReduction::kMax;
+  if (name == "min") return ScatterReduction::kMin;
+  return ctx.error("reduction '{}' is not one of none, add, mul, max, min",
+                   name);
+}
+
+namespace {
+
+// `index` along a dim of `size`, negative counting from the back.
+Result<int64_t> checked_index(const OpContext& ctx, int64_t index, int64_t size,
+                              size_t dim) {
+  if (index < -size || index >= size) {
+    return ctx.error("index {} is out of range [{}, {}] for dim {} of size {}",
+                     index, -size, size - 1, dim, size);
+  }
+  return index < 0 ? index + size : index;
+}
+
+Status check_integer_indices(const OpContext& ctx, const Tensor& indices) {
+  if (indices.dtype() != DType::kI64 && indices.dtype() != DType::kI32) {
+    return ctx.error("indices must be int64 or int32, got {}",
+                     dtype_name(indices.dtype()));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<ScatterNdPlan> plan_scatter_nd(const OpContext& ctx, const Tensor& data,
+                                      const Tensor& indices,
+                                      const Tensor& updates) {
+  SEQRT_RETURN_IF_ERROR(check_integer_indices(ctx, indices));
+  const size_t r = data.rank();
+  const size_t q = indices.rank();
+  if (r == 0 || q == 0) {
+    return ctx.error("data and indices must have rank >= 1, got {} and {}", r,
+                     q);
+  }
+  const int64_t k = indices.dim(q - 1);
+  if (k < 1 || k > static_cast<int64_t>(r)) {
+    return ctx.error("indices' last dim {} must be in [1, {}] (data's rank)", k,
+                     r);
+  }
+  // updates.shape = indices.shape[:-1] + data.shape[k:]
+  std::vector<int64_t> want(indices.dims().begin(), indices.dims().end() - 1);
+  want.insert(want.end(), data.dims().begin() + k, data.dims().end());
+  if (updates.dims() != want) {
+    return ctx.error("updates {} must have shape {} (indices {}, data {})",
+                     dims_to_string(updates.dims()), dims_to_string(want),
+                     dims_to_string(indices.dims()),
+                     dims_to_string(data.dims()));
+  }
+  if (updates.dtype() != data.dtype()) {
+    return ctx.error("updates are {} but data is {}",
+                     dtype_name(updates.dtype()), dtype_name(data.dtype()));
+  }
+  const std::vector<int64_t> strides = strides_of(data.dims());
+  ScatterNdPlan plan;
+  plan.slice = k == static_cast<int64_t>(r) ? 1 : strides[k - 1];
+  const int64_t count = indices.num_elements() / k;
+  plan.offsets.resize(static_cast<size_t>(count));
+  for (int64_t u = 0; u < count; ++u) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      SEQRT_ASSIGN_OR_RETURN(
+          int64_t index, checked_index(ctx, indices.element_i64(u * k + d),
+                                       data.dim(d), static_cast<size_t>(d)));
+      offset += index * strides[d];
+    }
+    plan.offsets[static_cast<size_t>(u)] = offset;
+  }
+  return plan;
+}
+
+Result<std::vector<int64_t>> plan_scatter_elements(const OpContext& ctx,
+                                                   const Tensor& data,
+                                                   const Tensor& indices,
+                                                   const Tensor& updates,
+                                                   int64_t axis) {
+  SEQRT_RETURN_IF_ERROR(check_integer_indices(ctx, indices));
+  bool fits = data.rank() == indices.rank() && updates.dims() == indices.dims();
+  for (size_t d = 0; fits && d < data.rank(); ++d) {
+    fits = static_cast<int64_t>(d) == axis || indices.dim(d) <= data.dim(d);
+  }
+  if (!fits) {
+    return ctx.error(
+        "indices {} and updates {} do not fit data {}: all of one rank, "
+        "updates shaped as indices and, off axis {}, no larger than data",
+        dims_to_string(indices.dims()), dims_to_string(updates.dims()),
+        dims_to_string(data.dims()), axis);
+  }
+  if (updates.dtype() != data.dtype()) {
+    return ctx.error("updates are {} but data is {}",
+                     dtype_name(updates.dtype()), dtype_name(data.dtype()));
+  }
+  const std::vector<int64_t> strides = strides_of(data.dims());
+  std::vector<int64_t> offsets(static_cast<size_t>(indices.num_elements()));
+  int64_t i = 0;
+  for (CoordinateCounter c(indices.dims()); !c.done(); c.next(), ++i) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < data.rank(); ++d) {
+      int64_t coord = c.coords()[d];
+      if (static_cast<int64_t>(d) == axis) {
+        SEQRT_ASSIGN_OR_RETURN(
+            coord, checked_index(ctx, indices.element_i64(i), data.dim(d), d));
+      }
+      offset += coord * strides[d];
+    }
+    offsets[static_cast<size_t>(i)] = offset;
+  }
+  return offsets;
+}
+
+Status scatter_reference(const OpContext& ctx, ScatterReduction reduction,
+                         const std::vector<int64_t>& offsets, int64_t slice,
+                         const Tensor& updates, Tensor& out) {
+  const DType dtype = out.dtype();
+  if (reduction != ScatterReduction::kNone && dtype == DType::kBool) {
+    return ctx.error("reduction needs numbers, not bool");
+  }
+  for (size_t u = 0; u < offsets.size(); ++u) {
+    const int64_t src = static_cast<int64_t>(u) * slice;
+    if (reduction == ScatterReduction::kNone) {
+      copy_elements(updates, src, out, offsets[u], slice);
+      continue;
+    }
+    for (int64_t j = 0; j < slice; ++j) {
+      const int64_t dst = offsets[u] + j;
+      if (is_float(dtype)) {
+        out.set_element_f64(dst,
+                            scatter_combine(reduction, out.element_f64(dst),
+                                            updates.element_f64(src + j)));
+      } else {
+        out.set_element_i64(dst,
+                            scatter_combine(reduction, out.element_i64(dst),
+                                            updates.element_i64(src + j)));
+      }
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace seqrt
