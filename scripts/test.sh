@@ -8,7 +8,8 @@
 #   gcc build   Debug with gcc (target ci_gcc): the CLI, libseqrt.so, the
 #               Python extension, the benchmarks, the CUDA plugin
 #   gcc tests   ctest -L cuda: the tests that load the CUDA plugin
-#   python      pytest in a venv against the gcc build (seqrt.export vs
+#   python      pytest in a venv against the gcc build: the model zoo
+#               (tests/zoo/, real exports vs onnxruntime) and (seqrt.export vs
 #               onnxruntime and PyTorch)
 #   tsan        ThreadSanitizer, with the OpenMP threads: the concurrency
 #               tests, the CPU kernels' tests and conformance_cpu
@@ -66,7 +67,7 @@ python_tests() {
   SEQRT_BUILD_DIR="$root/build/dev" "$venv/bin/pip" install --quiet \
     --disable-pip-version-check --no-build-isolation --no-deps ./python
   SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests tests/zoo
 }
 
 stage deps scripts/install-deps.sh
