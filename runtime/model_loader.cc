@@ -48,12 +48,13 @@ Result<ModelFormat> detect_model_format(const std::string& path) {
   return ModelFormat::kOnnx;
 }
 
-Result<Graph> load_model(const std::string& path, const ProgressFn& progress) {
+Result<Graph> load_model(const std::string& path, const ProgressFn& progress,
+                         FileAccess access) {
   SEQRT_ASSIGN_OR_RETURN(ModelFormat format, detect_model_format(path));
   // The ONNX importer verifies and infers types itself.
   if (format == ModelFormat::kOnnx) return import_onnx_file(path, progress);
   report_progress(progress, "reading");
-  SEQRT_ASSIGN_OR_RETURN(Graph graph, read_seqrt_file(path));
+  SEQRT_ASSIGN_OR_RETURN(Graph graph, read_seqrt_file(path, access));
   report_progress(progress, "checking types");
   Status inferred = infer_graph(graph);
   if (!inferred.is_ok())

@@ -11,6 +11,7 @@
 #include "graph/graph.h"
 #include "graph/progress.h"
 #include "graph/status.h"
+#include "importers/native/reader.h"
 
 namespace seqrt {
 
@@ -25,7 +26,11 @@ Result<ModelFormat> detect_model_format(const std::string& path);
 // Reads the model with the importer its format needs, then runs
 // infer_graph() so every value has its dtype and shape.
 // `progress` hears of each stage of a long load (an ONNX file's weights).
+// `access` says whether a .seqrt file is mapped (weights used in place; the
+// file must not change while the graph lives) or copied into memory. ONNX
+// files and their external data are always read into memory.
 Result<Graph> load_model(const std::string& path,
-                         const ProgressFn& progress = {});
+                         const ProgressFn& progress = {},
+                         FileAccess access = FileAccess::kMap);
 
 }  // namespace seqrt

@@ -21,6 +21,7 @@
 #include "tools/command.h"
 #include "tools/input_files.h"
 #include "tools/limit_flags.h"
+#include "tools/model_flags.h"
 #include "tools/progress_display.h"
 
 namespace seqrt {
@@ -40,6 +41,7 @@ struct BenchOptions {
   bool profile = false;
   int top = 15;
   bool no_optimize = false;
+  bool no_mmap = false;
   LimitFlags limits;
 };
 
@@ -131,7 +133,8 @@ Status run_bench(const BenchOptions& options) {
   ProgressDisplay progress;
   Clock::time_point start = Clock::now();
   SEQRT_ASSIGN_OR_RETURN(Graph graph,
-                         load_model(options.model, progress.callback()));
+                         load_model(options.model, progress.callback(),
+                                    file_access(options.no_mmap)));
   double load_s = seconds_since(start);
 
   SessionOptions session_options;
@@ -235,6 +238,7 @@ Command add_bench_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--no-optimize", options->no_optimize,
                 "Run the graph as given, without the optimisation passes");
+  add_no_mmap_flag(*sub, options->no_mmap);
   add_limit_flags(*sub, options->limits);
   return {sub, [options] { return run_bench(*options); }};
 }

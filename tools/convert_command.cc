@@ -10,6 +10,7 @@
 #include "importers/native/writer.h"
 #include "runtime/model_loader.h"
 #include "tools/command.h"
+#include "tools/model_flags.h"
 #include "tools/progress_display.h"
 
 namespace seqrt {
@@ -18,6 +19,7 @@ namespace {
 struct ConvertOptions {
   std::string input;
   std::string output;
+  bool no_mmap = false;
 };
 
 Status convert_model(const ConvertOptions& options) {
@@ -29,7 +31,8 @@ Status convert_model(const ConvertOptions& options) {
   }
   ProgressDisplay progress;
   SEQRT_ASSIGN_OR_RETURN(Graph graph,
-                         load_model(options.input, progress.callback()));
+                         load_model(options.input, progress.callback(),
+                                    file_access(options.no_mmap)));
   Status verified = verify_graph(graph);
   if (!verified.is_ok()) {
     return verified.with_context(fmt::format("'{}'", options.input));
@@ -53,6 +56,7 @@ Command add_convert_command(CLI::App& app) {
   sub->add_option("IN", options->input, "Model to read (.seqrt or .onnx)")
       ->required();
   sub->add_option("OUT", options->output, "File to write (.seqrt)")->required();
+  add_no_mmap_flag(*sub, options->no_mmap);
   return {sub, [options] { return convert_model(*options); }};
 }
 

@@ -1,10 +1,12 @@
-// seqrt generate MODEL --prompt TEXT [--backend NAME] [--max-tokens N]
-// [--temperature T] [--top-k K] [--seed S]: streams text from a generative
+// seqrt generate MODEL (--prompt TEXT | --prompt-file PATH) [--backend NAME]
+// [--max-tokens N] [--max-prompt-tokens N] [--temperature T] [--top-k K]
+// [--seed S] [--no-mmap]: streams text from a generative
 // model with a character tokenizer in its metadata (samples/demo). The
 // prompt is prefilled in one run, then each token is one decode run; the
 // model's state (KV cache, scan and memory state) stays in a Stream.
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -19,8 +21,11 @@
 #include "runtime/stream.h"
 #include "tools/command.h"
 #include "tools/generate/char_tokenizer.h"
+#include "tools/generate/prompt.h"
 #include "tools/generate/sampler.h"
+#include "tools/integer_flag.h"
 #include "tools/limit_flags.h"
+#include "tools/model_flags.h"
 #include "tools/progress_display.h"
 
 namespace seqrt {
@@ -33,8 +38,11 @@ constexpr int64_t kMaxTokens = 1000000;
 struct GenerateOptions {
   std::string model;
   std::string prompt;
+  std::string prompt_file;
   std::string backend = default_backend();
   int64_t max_tokens = 200;
+  int64_t max_prompt_tokens = kDefaultMaxPromptTokens;
+  bool no_mmap = false;
   SamplerOptions sampler;
   LimitFlags limits;
 };
@@ -100,21 +108,31 @@ double per_second(int64_t count, double seconds) {
   return seconds > 0 ? static_cast<double>(count) / seconds : 0.0;
 }
 
+// --prompt, or the text of --prompt-file.
+Result<std::string> prompt_text(const GenerateOptions& options) {
+  if (options.prompt_file.empty()) return options.prompt;
+  return read_prompt_file(options.prompt_file, options.max_prompt_tokens);
+}
+
 Status generate(const GenerateOptions& options) {
   SEQRT_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(options.sampler));
+  SEQRT_ASSIGN_OR_RETURN(std::string text, prompt_text(options));
   ProgressDisplay progress;
   SEQRT_ASSIGN_OR_RETURN(Graph graph,
-                         load_model(options.model, progress.callback()));
+                         load_model(options.model, progress.callback(),
+                                    file_access(options.no_mmap)));
   SEQRT_ASSIGN_OR_RETURN(
       CharTokenizer tokenizer,
       CharTokenizer::from_metadata(graph.metadata, options.model));
   SEQRT_RETURN_IF_ERROR(check_interface(graph, options.model));
-  Result<std::vector<int64_t>> prompt = tokenizer.encode(options.prompt);
+  Result<std::vector<int64_t>> prompt = tokenizer.encode(text);
   if (!prompt.is_ok()) {
     return prompt.status().with_context(
         fmt::format("prompt for model '{}'", options.model));
   }
-  if (prompt->empty()) return invalid_argument("--prompt must not be empty");
+  if (prompt->empty()) return invalid_argument("the prompt must not be empty");
+  SEQRT_RETURN_IF_ERROR(check_prompt_length(
+      static_cast<int64_t>(prompt->size()), options.max_prompt_tokens));
 
   SessionOptions session_options;
   session_options.backend = options.backend;
@@ -126,7 +144,7 @@ Status generate(const GenerateOptions& options) {
   progress.finish();
   Stream stream(*session);
 
-  print_text(options.prompt);
+  print_text(text);
   Clock::time_point start = Clock::now();
   SEQRT_ASSIGN_OR_RETURN(auto outputs, run_tokens(stream, {}, *prompt));
   double prefill_s = seconds_since(start);
@@ -167,15 +185,28 @@ Command add_generate_command(CLI::App& app) {
       "metadata, streaming it, then print prompt and decode tokens/s");
   sub->add_option("MODEL", options->model, "Model file (.seqrt or .onnx)")
       ->required();
-  sub->add_option("-p,--prompt", options->prompt, "Text to start from")
-      ->required();
+  CLI::Option* prompt =
+      sub->add_option("-p,--prompt", options->prompt, "Text to start from");
+  CLI::Option* prompt_file = sub->add_option(
+      "--prompt-file", options->prompt_file,
+      "Read the text to start from from this file (for prompts longer than "
+      "a command line may be)");
+  prompt->excludes(prompt_file);
+  CLI::Option_group* source = sub->add_option_group("prompt");
+  source->add_options(prompt, prompt_file);
+  source->require_option(1);
+  sub->add_option("--max-prompt-tokens", options->max_prompt_tokens,
+                  "Longest prompt accepted, in tokens (characters); the "
+                  "prompt is prefilled in one run whose memory grows with it")
+      ->check(integer_in<int64_t>(1, kMaxPromptTokensCeiling))
+      ->capture_default_str();
   sub->add_option("-b,--backend", options->backend,
                   fmt::format("Backend to run on ({})",
                               fmt::join(compiled_backends(), ", ")))
       ->capture_default_str();
   sub->add_option("-n,--max-tokens", options->max_tokens,
                   "Characters to generate")
-      ->check(CLI::Range(int64_t{1}, kMaxTokens))
+      ->check(integer_in<int64_t>(1, kMaxTokens))
       ->capture_default_str();
   sub->add_option("-t,--temperature", options->sampler.temperature,
                   "Sampling temperature; 0 picks the most likely token")
@@ -183,11 +214,13 @@ Command add_generate_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("-k,--top-k", options->sampler.top_k,
                   "Sample from the K most likely tokens only (0: all)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(integer_in<int64_t>(0, std::numeric_limits<int64_t>::max()))
       ->capture_default_str();
   sub->add_option("-s,--seed", options->sampler.seed,
                   "Seed of the sampler: the same seed gives the same text")
+      ->check(integer_in<uint64_t>(0, std::numeric_limits<uint64_t>::max()))
       ->capture_default_str();
+  add_no_mmap_flag(*sub, options->no_mmap);
   add_limit_flags(*sub, options->limits);
   return {sub, [options] { return generate(*options); }};
 }

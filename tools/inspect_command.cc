@@ -22,6 +22,7 @@
 #include "tools/inspect_kernels.h"
 #include "tools/inspect_passes.h"
 #include "tools/inspect_plan.h"
+#include "tools/model_flags.h"
 
 namespace seqrt {
 namespace {
@@ -34,6 +35,7 @@ struct InspectOptions {
   std::vector<std::string> bindings;  // NAME=SIZE, for --plan
   std::string backend;                // --plan --backend: its kernel plan
   std::string dot_path;               // --dot: where to write the DOT text
+  bool no_mmap = false;
 };
 
 std::string type_text(const Value& value) {
@@ -105,7 +107,8 @@ Status write_dot_file(const std::string& path, const std::string& text) {
 }
 
 Status run_inspect(const InspectOptions& options) {
-  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(options.model));
+  SEQRT_ASSIGN_OR_RETURN(
+      Graph graph, load_model(options.model, {}, file_access(options.no_mmap)));
   fmt::print("model: {}\n", options.model);
   fmt::print("graph: {}\n", graph.name);
   print_values(graph, "inputs", graph.inputs);
@@ -162,6 +165,7 @@ Command add_inspect_command(CLI::App& app) {
   sub->add_option("--dot", options->dot_path,
                   "Write the graph as Graphviz DOT to this file (render it "
                   "with 'dot -Tsvg FILE -o graph.svg')");
+  add_no_mmap_flag(*sub, options->no_mmap);
   return {sub, [options] { return run_inspect(*options); }};
 }
 

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/command.h"
+#include "tools/sigbus_handler.h"
 
 namespace {
 
@@ -40,6 +41,8 @@ bool is_unknown_command(const std::vector<seqrt::Command>& commands,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A mapped model truncated under us is a one-line error, not a crash.
+  seqrt::install_sigbus_handler();
   // No require_subcommand(): a missing command gets our message below.
   CLI::App app(
       "seqrt: inspect, run, convert, benchmark and generate with sequence "

@@ -21,6 +21,7 @@
 #include "tools/command.h"
 #include "tools/input_files.h"
 #include "tools/limit_flags.h"
+#include "tools/model_flags.h"
 #include "tools/progress_display.h"
 
 namespace seqrt {
@@ -38,6 +39,7 @@ struct RunOptions {
   std::string backend = default_backend();
   int repeat = 1;
   bool no_optimize = false;
+  bool no_mmap = false;
   LimitFlags limits;
 };
 
@@ -135,7 +137,8 @@ Status run_model(const RunOptions& options) {
   ProgressDisplay progress;
   Clock::time_point start = Clock::now();
   SEQRT_ASSIGN_OR_RETURN(Graph graph,
-                         load_model(options.model, progress.callback()));
+                         load_model(options.model, progress.callback(),
+                                    file_access(options.no_mmap)));
   double load_ms = elapsed_ms(start);
 
   SessionOptions session_options;
@@ -204,6 +207,7 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--no-optimize", options->no_optimize,
                 "Run the graph as given, without the fusion passes");
+  add_no_mmap_flag(*sub, options->no_mmap);
   add_limit_flags(*sub, options->limits);
   return {sub, [options] { return run_model(*options); }};
 }

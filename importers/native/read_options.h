@@ -8,6 +8,7 @@
 #include <string>
 
 #include "graph/graph.h"
+#include "importers/native/reader.h"
 #include "ops/registry.h"
 
 namespace seqrt {
@@ -19,6 +20,8 @@ struct SeqrtReadOptions {
   // that check: only for round-trip tests of graphs whose ops are not
   // registered; every other check still runs.
   const OpRegistry* registry = &OpRegistry::global();
+  // Map the file, or read it into memory (read_seqrt_file only).
+  FileAccess access = FileAccess::kMap;
 };
 
 Result<Graph> read_seqrt_buffer(std::shared_ptr<const void> owner,

@@ -26,10 +26,21 @@ namespace seqrt {
 // major version is refused.
 inline constexpr uint32_t kSeqrtFormatMajor = 1, kSeqrtFormatMinor = 0;
 
-// Maps the file read-only. The file must not be truncated or rewritten in
-// place while graphs read from it are alive (write_seqrt_file() replaces
-// files by renaming, which is safe).
+// How read_seqrt_file reaches the file's bytes.
+enum class FileAccess {
+  // Map the file read-only; weights are views into the mapping (nothing is
+  // copied). The file must not be truncated or rewritten in place while
+  // graphs read from it are alive: a page that is gone faults with SIGBUS
+  // (write_seqrt_file() replaces files by renaming, which is safe).
+  kMap,
+  // Read the whole file into memory once; the file may change or go away
+  // as soon as the read returns. Costs the file's size in memory.
+  kCopy,
+};
+
+// Maps the file read-only (FileAccess::kMap).
 Result<Graph> read_seqrt_file(const std::string& path);
+Result<Graph> read_seqrt_file(const std::string& path, FileAccess access);
 
 // Same validation over bytes in memory that `owner` keeps alive. Tensors
 // are views into `data` when it is 64-byte aligned; otherwise the bytes are

@@ -101,6 +101,42 @@ inline onnx::ModelProto make_model(int opset) {
   return model;
 }
 
+// y = -x through `depth` nested Ifs (inputs cond: bool scalar, x: f32 (2)):
+// each then_branch holds the next If, each else_branch y = x; the deepest
+// then_branch is y = -x, so cond = true gives -x, false gives x. The
+// deepest branch is subgraph level `depth`.
+inline onnx::ModelProto nested_if_model(int depth) {
+  onnx::ModelProto model = make_model(17);
+  onnx::GraphProto* graph = model.mutable_graph();
+  add_input(*graph, "cond", onnx::TensorProto::BOOL, {});
+  add_input(*graph, "x", onnx::TensorProto::FLOAT, {2});
+  add_output(*graph, "y", onnx::TensorProto::FLOAT, {2});
+  std::string out = "y";
+  for (int level = 1; level <= depth; ++level) {
+    onnx::NodeProto& node =
+        add_node(*graph, "If", {"cond"}, {out}, "if" + std::to_string(level));
+    std::string result = "r" + std::to_string(level);
+    onnx::GraphProto* then_branch = nullptr;
+    for (const char* name : {"then_branch", "else_branch"}) {
+      auto* attr = node.add_attribute();
+      attr->set_name(name);
+      attr->set_type(onnx::AttributeProto::GRAPH);
+      onnx::GraphProto& body = *attr->mutable_g();
+      body.set_name(std::string(name) + std::to_string(level));
+      add_output(body, result, onnx::TensorProto::FLOAT, {2});
+      if (std::string(name) == "then_branch") {
+        then_branch = &body;
+      } else {
+        add_node(body, "Identity", {"x"}, {result});
+      }
+    }
+    graph = then_branch;
+    out = result;
+  }
+  add_node(*graph, "Neg", {"x"}, {out});
+  return model;
+}
+
 inline std::string serialize(const onnx::ModelProto& model) {
   std::string bytes;
   model.SerializeToString(&bytes);

@@ -12,8 +12,31 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include "graph/regular_file.h"
+#include "importers/onnx/proto_depth.h"
 
 namespace seqrt {
+namespace {
+
+// Why `message` did not parse from `input`'s bytes: subgraphs nested too
+// deep (a ModelProto whose scan finds them), else truncated or corrupt.
+Status parse_error(google::protobuf::io::ZeroCopyInputStream* input,
+                   const google::protobuf::MessageLite& message,
+                   const std::string& what) {
+  if (input != nullptr && message.GetTypeName() == "onnx.ModelProto" &&
+      onnx_subgraph_depth(*input, kMaxSubgraphDepth) > kMaxSubgraphDepth) {
+    return make_error(
+        StatusCode::kLimitExceeded,
+        "{} nests subgraphs (If, Loop or Scan bodies) more than {} levels "
+        "deep; seqrt reads at most {} (max_subgraph_depth, "
+        "--max-subgraph-depth, may be at most {})",
+        what, kMaxSubgraphDepth, kMaxSubgraphDepth, kMaxSubgraphDepth);
+  }
+  return invalid_model(
+      "{} is not a valid {} protobuf: the bytes are truncated or corrupt", what,
+      message.GetTypeName());
+}
+
+}  // namespace
 
 Result<std::vector<uint8_t>> read_file_bytes(const std::string& path) {
   SEQRT_ASSIGN_OR_RETURN(RegularFile regular, RegularFile::open(path));
@@ -51,9 +74,8 @@ Status parse_proto(const uint8_t* data, size_t size,
   stream.SetRecursionLimit(kMaxProtoRecursion);
   if (!message.ParseFromCodedStream(&stream) ||
       !stream.ConsumedEntireMessage()) {
-    return invalid_model(
-        "{} is not a valid {} protobuf: the bytes are truncated or corrupt",
-        what, message.GetTypeName());
+    google::protobuf::io::ArrayInputStream bytes(data, static_cast<int>(size));
+    return parse_error(&bytes, message, what);
   }
   return Status::ok();
 }
@@ -84,9 +106,11 @@ Status parse_proto_file(const std::string& path,
     return io_error("cannot read '{}': {}", path, std::strerror(read_error));
   }
   if (!parsed) {
-    return invalid_model(
-        "{} is not a valid {} protobuf: the bytes are truncated or corrupt",
-        what, message.GetTypeName());
+    // Read again from the start, without holding the bytes.
+    if (::lseek(fd, 0, SEEK_SET) != 0)
+      return parse_error(nullptr, message, what);
+    google::protobuf::io::FileInputStream file(fd);
+    return parse_error(&file, message, what);
   }
   return Status::ok();
 }

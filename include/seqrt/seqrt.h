@@ -204,9 +204,28 @@ SEQRT_API seqrt_status seqrt_tensor_mutable_data(seqrt_tensor* tensor,
 /* Loads and type-checks a model file: .seqrt (mapped, weights used in
  * place) or ONNX (external data read from beside it). The format is told
  * by content, then by extension. A missing file is SEQRT_NOT_FOUND naming
- * it. Thread-safe. */
+ * it. Thread-safe.
+ * A mapped .seqrt file must not be truncated or rewritten in place while
+ * the model or a session made from it is alive: touching a page that is
+ * gone raises SIGBUS. Replace model files by renaming a new file over the
+ * old one, or load with SEQRT_LOAD_COPY. */
 SEQRT_API seqrt_status seqrt_model_load_file(const char* path,
                                              seqrt_model** out);
+
+/* Flags of seqrt_model_load_file_with_flags, OR'ed. Values never change. */
+typedef enum seqrt_load_flag {
+  SEQRT_LOAD_DEFAULT = 0,
+  /* Read a .seqrt file into memory instead of mapping it: the file may then
+   * change or be removed as soon as the load returns, at the cost of the
+   * file's size in memory. ONNX files are always read into memory. */
+  SEQRT_LOAD_COPY = 1
+} seqrt_load_flag;
+
+/* seqrt_model_load_file with `flags` (seqrt_load_flag bits); an unknown
+ * bit is SEQRT_INVALID_ARGUMENT. Thread-safe. */
+SEQRT_API seqrt_status seqrt_model_load_file_with_flags(const char* path,
+                                                        uint32_t flags,
+                                                        seqrt_model** out);
 
 /* Same from `size` bytes in memory (a .seqrt file or an ONNX ModelProto
  * without external data). The bytes are copied once, so the caller may free

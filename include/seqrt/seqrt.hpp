@@ -208,6 +208,14 @@ class Model {
     detail::check(seqrt_model_load_file(path.c_str(), &handle));
     return Model(handle);
   }
+  // `flags`: seqrt_load_flag bits, e.g. SEQRT_LOAD_COPY to read the file
+  // into memory instead of mapping it (the file may then change).
+  static Model load_file(const std::string& path, uint32_t flags) {
+    seqrt_model* handle = nullptr;
+    detail::check(
+        seqrt_model_load_file_with_flags(path.c_str(), flags, &handle));
+    return Model(handle);
+  }
   // The bytes are copied; `data` may be freed on return.
   static Model load_memory(const void* data, size_t size) {
     seqrt_model* handle = nullptr;

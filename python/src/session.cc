@@ -59,8 +59,8 @@ std::vector<std::string> output_names(const Graph& graph) {
 
 std::shared_ptr<Session> load_session(
     const py::object& path, const std::string& backend, bool optimize,
-    const std::optional<std::map<std::string, int64_t>>& bind,
-    int num_threads) {
+    const std::optional<std::map<std::string, int64_t>>& bind, int num_threads,
+    bool mmap) {
   const std::string file =
       py::str(py::module_::import("os").attr("fspath")(path));
   std::vector<std::string> backends = compiled_backends();
@@ -92,7 +92,15 @@ std::shared_ptr<Session> load_session(
   std::optional<Result<std::unique_ptr<Session>>> session;
   {
     py::gil_scoped_release release;
-    session.emplace(Session::load(file, std::move(options)));
+    // Session::load with the file read into memory when mmap is off.
+    Result<Graph> graph = load_model(
+        file, options.progress, mmap ? FileAccess::kMap : FileAccess::kCopy);
+    if (graph.is_ok()) {
+      session.emplace(
+          Session::create(std::move(graph).value(), std::move(options)));
+    } else {
+      session.emplace(graph.status());
+    }
   }
   return std::shared_ptr<Session>(unwrap(std::move(*session)));
 }
@@ -221,12 +229,14 @@ void bind_session(py::module_& module) {
       "    y, = session.run(['y'], {'x': x})\n")
       .def(py::init(&load_session), py::arg("path"), py::arg("backend") = "cpu",
            py::arg("optimize") = true, py::arg("bind") = py::none(),
-           py::arg("num_threads") = 0,
+           py::arg("num_threads") = 0, py::arg("mmap") = true,
            "Loads `path` and compiles it for `backend` (see "
            "available_backends()). optimize=False runs the graph as given, "
            "without the fusion passes; bind maps symbolic dims to sizes "
            "({'seq': 128}) for the compile; num_threads=0 is the backend's "
-           "default.")
+           "default. mmap=True maps a .seqrt file (weights used in place: the "
+           "file must not be truncated or rewritten while the session lives); "
+           "mmap=False reads it into memory, so the file may change.")
       .def("run", &run_session, py::arg("output_names"), py::arg("feeds"),
            "Runs the model on `feeds` (input name -> array) and returns the "
            "outputs named in `output_names` (None: all, in graph order) as a "

@@ -2,6 +2,9 @@
 // with the C status, and give the C API's results.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "runtime/c_api/testing/test_models.h"
@@ -43,6 +46,25 @@ TEST(CppApi, ErrorsThrowWithTheStatus) {
   seqrt::Model model = load();
   EXPECT_THROW(seqrt::Session(model, seqrt::SessionOptions().backend("x")),
                seqrt::Error);
+}
+
+TEST(CppApi, LoadFileTakesLoadFlags) {
+  std::vector<uint8_t> bytes = retention_model_bytes();
+  std::string path = ::testing::TempDir() + "cpp_api_copied_model.seqrt";
+  {
+    std::ofstream file(path, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+  }
+  seqrt::Model model = seqrt::Model::load_file(path, SEQRT_LOAD_COPY);
+  std::ofstream(path, std::ios::binary | std::ios::trunc).close();
+  std::remove(path.c_str());
+  seqrt::Session session(model, seqrt::SessionOptions().threads(1));
+  seqrt::Tensor x =
+      seqrt::Tensor::from_vector<float>({1, kHeads, 2, kDim}, x_values(0, 2));
+  EXPECT_EQ(session.run({{"x", x}}, {"y"})[0].to_vector<float>().size(),
+            static_cast<size_t>(kHeads * 2 * kDim));
+  EXPECT_THROW(seqrt::Model::load_file(path, 0x80), seqrt::Error);
 }
 
 TEST(CppApi, StreamMatchesTheWholeRun) {

@@ -100,6 +100,25 @@ seqrt_status seqrt_model_load_file(const char* path, seqrt_model** out) {
   });
 }
 
+seqrt_status seqrt_model_load_file_with_flags(const char* path, uint32_t flags,
+                                              seqrt_model** out) {
+  return guarded(__func__, [&]() -> Status {
+    SEQRT_RETURN_IF_ERROR(require(path, "path"));
+    SEQRT_RETURN_IF_ERROR(require(out, "out"));
+    if ((flags & ~uint32_t{SEQRT_LOAD_COPY}) != 0) {
+      return seqrt::invalid_argument(
+          "unknown load flags 0x{:x}; known: SEQRT_LOAD_COPY (0x{:x})",
+          flags & ~uint32_t{SEQRT_LOAD_COPY}, uint32_t{SEQRT_LOAD_COPY});
+    }
+    seqrt::FileAccess access = (flags & SEQRT_LOAD_COPY) != 0
+                                   ? seqrt::FileAccess::kCopy
+                                   : seqrt::FileAccess::kMap;
+    SEQRT_ASSIGN_OR_RETURN(seqrt::Graph graph,
+                           seqrt::load_model(path, {}, access));
+    return seqrt::c_api::hand_out_model(std::move(graph), out);
+  });
+}
+
 seqrt_status seqrt_model_load_memory(const void* data, size_t size,
                                      seqrt_model** out) {
   return guarded(__func__, [&]() -> Status {

@@ -47,6 +47,67 @@ TEST(CApiModel, LoadsFromAFileAndFromMemoryAlike) {
   std::remove(path.c_str());
 }
 
+// y of the model on x_tensor(0, 4), or empty on failure.
+std::vector<float> run_y(const seqrt_model* model) {
+  seqrt_session* session = nullptr;
+  EXPECT_EQ(seqrt_session_create(model, nullptr, &session), SEQRT_OK)
+      << seqrt_last_error_message();
+  seqrt_tensor* x = x_tensor(0, 4);
+  const char* in[] = {"x"};
+  const char* out[] = {"y"};
+  const seqrt_tensor* feeds[] = {x};
+  seqrt_tensor* y = nullptr;
+  std::vector<float> values;
+  if (session != nullptr &&
+      seqrt_session_run(session, in, feeds, 1, out, &y, 1) == SEQRT_OK) {
+    values = floats(y);
+  }
+  seqrt_tensor_release(y);
+  seqrt_tensor_release(x);
+  seqrt_session_release(session);
+  return values;
+}
+
+// SEQRT_LOAD_COPY reads the file into memory: truncating it after the load
+// cannot fault (a mapped load would die of SIGBUS at its weights).
+TEST(CApiModel, ACopiedLoadSurvivesTruncatingTheFile) {
+  std::vector<uint8_t> bytes = retention_model_bytes();
+  std::string path = ::testing::TempDir() + "c_api_copied_model.seqrt";
+  {
+    std::ofstream file(path, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+  }
+  seqrt_model* copied = nullptr;
+  ASSERT_EQ(
+      seqrt_model_load_file_with_flags(path.c_str(), SEQRT_LOAD_COPY, &copied),
+      SEQRT_OK)
+      << seqrt_last_error_message();
+  std::ofstream(path, std::ios::binary | std::ios::trunc).close();
+  std::remove(path.c_str());
+  seqrt_model* from_memory = load_retention_model();
+  std::vector<float> y = run_y(copied);
+  EXPECT_FALSE(y.empty());
+  EXPECT_EQ(y, run_y(from_memory));
+  seqrt_model_release(copied);
+  seqrt_model_release(from_memory);
+}
+
+TEST(CApiModel, LoadFlagsAreChecked) {
+  seqrt_model* model = nullptr;
+  EXPECT_EQ(seqrt_model_load_file_with_flags("x.seqrt", 0x6, &model),
+            SEQRT_INVALID_ARGUMENT);
+  EXPECT_TRUE(message_has("unknown load flags 0x6"))
+      << seqrt_last_error_message();
+  EXPECT_EQ(seqrt_model_load_file_with_flags("/nonexistent/dir/model.seqrt",
+                                             SEQRT_LOAD_COPY, &model),
+            SEQRT_NOT_FOUND);
+  EXPECT_TRUE(message_has("/nonexistent/dir/model.seqrt"));
+  EXPECT_EQ(seqrt_model_load_file_with_flags(nullptr, 0, &model),
+            SEQRT_INVALID_ARGUMENT);
+  EXPECT_EQ(model, nullptr);
+}
+
 TEST(CApiModel, LoadsOnnxFromMemory) {
   std::string bytes = onnx_relu_model_bytes();
   seqrt_model* model = nullptr;

@@ -2,7 +2,10 @@
 // seeded sampling repeats, greedy decoding agrees across backends, the
 // speeds are printed, bad models and prompts get one-line errors; and the
 // model's Stream (prefill, then steps) equals one run over the whole text.
+#include <sys/stat.h>
+
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <regex>
@@ -114,6 +117,96 @@ TEST(generate, BadOptionsAreErrors) {
   EXPECT_EQ(zero.exit_code, 2) << zero.err;
   CommandResult cold = generate({"--temperature", "-1"});
   EXPECT_EQ(cold.exit_code, 2) << cold.err;
+}
+
+// Every integer option is checked against its type's range: no wrapping
+// of -1 into an unsigned seed, no value past int64 taken as something else.
+TEST(generate, IntegerOptionsOutOfRangeNameTheFlagAndTheRange) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const Case cases[] = {
+      {{"--seed", "-1"},
+       "--seed: '-1' is not a whole number in [0, 18446744073709551615]"},
+      {{"--seed", "18446744073709551616"}, "--seed: '18446744073709551616'"},
+      {{"--top-k", "99999999999999999999"},
+       "--top-k: '99999999999999999999' is not a whole number in [0, "
+       "9223372036854775807]"},
+      {{"--top-k", "-3"}, "--top-k: '-3'"},
+      {{"--top-k", "2.5"}, "--top-k: '2.5'"},
+      {{"--max-tokens", "0"},
+       "--max-tokens: '0' is not a whole number in [1, "
+       "1000000]"},
+      {{"--max-tokens", "99999999999999999999"}, "--max-tokens"},
+      {{"--max-prompt-tokens", "0"},
+       "--max-prompt-tokens: '0' is not a whole number in [1, 1000000]"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args[0] + " " + c.args[1]);
+    CommandResult result = generate(c.args);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find(c.message), std::string::npos) << result.err;
+  }
+  // The ends of the ranges are accepted.
+  EXPECT_EQ(generate({"--seed", "18446744073709551615", "--top-k",
+                      "9223372036854775807", "--max-tokens", "1"})
+                .exit_code,
+            0);
+}
+
+TEST(generate, PromptFileGivesThePrompt) {
+  std::string path = sample_dir() + "/prompt.txt";
+  write_bytes(path, "It is a truth\nuniversally");
+  CommandResult result =
+      run_seqrt({"generate", demo_model(), "--prompt-file", path,
+                 "--max-tokens", "5", "--temperature", "0"});
+  std::string text = text_of(result);
+  EXPECT_EQ(text.rfind("It is a truth\nuniversally", 0), 0u) << text;
+  EXPECT_NE(result.out.find("prompt: 25 tokens"), std::string::npos)
+      << result.out;
+}
+
+TEST(generate, PromptSourcesAreExclusiveAndOneIsNeeded) {
+  std::string path = sample_dir() + "/prompt_both.txt";
+  write_bytes(path, "It");
+  CommandResult both = run_seqrt(
+      {"generate", demo_model(), "--prompt", "It", "--prompt-file", path});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_NE(both.err.find("--prompt excludes --prompt-file"), std::string::npos)
+      << both.err;
+  CommandResult none = run_seqrt({"generate", demo_model()});
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("--prompt-file"), std::string::npos) << none.err;
+  expect_error(run_seqrt({"generate", demo_model(), "--prompt-file",
+                          sample_dir() + "/no_such_prompt.txt"}),
+               "no_such_prompt.txt");
+}
+
+TEST(generate, AFifoAsPromptFileIsRefusedNotWaitedOn) {
+  std::string fifo = sample_dir() + "/prompt_fifo.txt";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_error(run_seqrt({"generate", demo_model(), "--prompt-file", fifo}),
+               "'" + fifo + "' is not a regular file");
+  std::remove(fifo.c_str());
+}
+
+TEST(generate, PromptsPastMaxPromptTokensAreRefused) {
+  expect_error(generate({"--max-prompt-tokens", "5"}),
+               "the prompt is 9 tokens, above --max-prompt-tokens (5); raise "
+               "it (at most 1000000)");
+  // 4 bytes per token at most: a bigger file is refused before it is read.
+  std::string path = sample_dir() + "/long_prompt.txt";
+  write_bytes(path, std::string(200 * 1024, 'a'));
+  expect_error(run_seqrt({"generate", demo_model(), "--prompt-file", path}),
+               "prompt file '" + path +
+                   "' is 204800 bytes, more than 4096 tokens can be; raise "
+                   "--max-prompt-tokens");
+  // Within the byte bound, the token count still decides.
+  write_bytes(path, std::string(5000, 'a'));
+  expect_error(run_seqrt({"generate", demo_model(), "--prompt-file", path}),
+               "the prompt is 5000 tokens, above --max-prompt-tokens (4096)");
 }
 
 // The feeds of a run on `ids`; the states start from zeros, the KV cache
