@@ -136,6 +136,11 @@ std::vector<OnnxOpVersion> build_table() {
   table.push_back({"", "TensorScatter", 24, nullptr});
   table.push_back({"", "LinearAttention", 27, nullptr});
   table.push_back({"", "CausalConvWithState", 27, nullptr});
+  // Recurrent ops (ops/rnn/): versions 7 and 14 differ only by `layout`,
+  // whose default (0) is version 7's behaviour.
+  for (const char* op : {"RNN", "GRU", "LSTM"}) {
+    table.push_back({"", op, kMinOnnxOpset, nullptr});
+  }
   return table;
 }
 

@@ -21,7 +21,12 @@ TEST(onnx_op_table, PicksTheLatestVersionAtOrBeforeTheOpset) {
   EXPECT_EQ(find_onnx_op("", "ReduceSum", 13)->upgrade, nullptr);
   EXPECT_NE(find_onnx_op("", "Split", 17)->upgrade, nullptr);
   EXPECT_EQ(find_onnx_op("", "Split", 18)->upgrade, nullptr);
-  EXPECT_EQ(find_onnx_op("", "LSTM", 17), nullptr);
+  EXPECT_EQ(find_onnx_op("", "Resize", 17), nullptr);
+  // RNN, GRU, LSTM: version 14's layout defaults to version 7's behaviour.
+  for (const char* op : {"RNN", "GRU", "LSTM"}) {
+    ASSERT_NE(find_onnx_op("", op, 13), nullptr) << op;
+    EXPECT_EQ(find_onnx_op("", op, 27)->upgrade, nullptr) << op;
+  }
   EXPECT_EQ(find_onnx_op("com.microsoft", "Add", 17), nullptr);
 }
 

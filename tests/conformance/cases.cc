@@ -68,6 +68,7 @@ const std::vector<OpCase>& all_op_cases() {
     add_runge_kutta_cases(all);
     add_neural_memory_cases(all);
     add_fused_elementwise_cases(all);
+    add_rnn_cases(all);
     return all;
   }();
   return cases;

@@ -69,6 +69,8 @@ void add_ssd_cases(std::vector<OpCase>& cases);
 void add_runge_kutta_cases(std::vector<OpCase>& cases);
 void add_neural_memory_cases(std::vector<OpCase>& cases);
 void add_fused_elementwise_cases(std::vector<OpCase>& cases);
+// Recurrent ops (ops/rnn/): RNN, GRU, LSTM.
+void add_rnn_cases(std::vector<OpCase>& cases);
 
 // Every case of every op.
 const std::vector<OpCase>& all_op_cases();

@@ -59,14 +59,16 @@ TEST(Simd, ActivationsStayFiniteAtExtremes) {
   std::vector<float> x = {-1e4f, -100.0f, -1.0f,  0.0f,  1.0f,  100.0f,
                           1e4f,  -88.0f,  88.0f,  3.0f,  -3.0f, 0.5f,
                           -0.5f, 10.0f,   -10.0f, 20.0f, -20.0f};
-  std::vector<float> s = x, silu = x, e = x;
+  std::vector<float> s = x, silu = x, e = x, t = x;
   sigmoid_inplace(s.data(), s.size());
+  tanh_inplace(t.data(), t.size());
   silu_inplace(silu.data(), silu.size());
   exp_inplace(e.data(), 7);
   for (size_t i = 0; i < x.size(); ++i) {
     double want = 1.0 / (1.0 + std::exp(-double(x[i])));
     EXPECT_NEAR(s[i], want, 1e-6) << x[i];
     EXPECT_NEAR(silu[i], x[i] * want, 1e-5 * std::abs(x[i]) + 1e-6) << x[i];
+    EXPECT_NEAR(t[i], std::tanh(double(x[i])), 1e-6) << x[i];
   }
   EXPECT_EQ(e[0], 0.0f);
   EXPECT_NEAR(e[3], 1.0f, 1e-7);

@@ -119,6 +119,16 @@ void SigmoidImpl(float* x, size_t n) {
   for (; i < n; ++i) x[i] = 1.0f / (1.0f + std::exp(-x[i]));
 }
 
+void TanhImpl(float* x, size_t n) {
+  const D d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(hn::Tanh(d, hn::LoadU(d, x + i)), d, x + i);
+  }
+  for (; i < n; ++i) x[i] = std::tanh(x[i]);
+}
+
 void SiluImpl(float* x, size_t n) {
   const D d;
   const size_t lanes = hn::Lanes(d);
@@ -143,6 +153,7 @@ HWY_EXPORT(MaxImpl);
 HWY_EXPORT(ExpShiftedSumImpl);
 HWY_EXPORT(ExpImpl);
 HWY_EXPORT(SigmoidImpl);
+HWY_EXPORT(TanhImpl);
 HWY_EXPORT(SiluImpl);
 
 float dot(const float* a, const float* b, size_t n) {
@@ -164,6 +175,7 @@ void exp_inplace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(ExpImpl)(x, n); }
 void sigmoid_inplace(float* x, size_t n) {
   HWY_DYNAMIC_DISPATCH(SigmoidImpl)(x, n);
 }
+void tanh_inplace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(TanhImpl)(x, n); }
 void silu_inplace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(SiluImpl)(x, n); }
 
 }  // namespace seqrt::cpu

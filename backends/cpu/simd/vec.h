@@ -17,6 +17,7 @@ float max_value(const float* x, size_t n);  // -inf for n == 0
 float exp_shifted_sum(float* x, size_t n, float shift);
 void exp_inplace(float* x, size_t n);
 void sigmoid_inplace(float* x, size_t n);
+void tanh_inplace(float* x, size_t n);
 // x = x * sigmoid(x)
 void silu_inplace(float* x, size_t n);
 
