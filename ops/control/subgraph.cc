@@ -1,6 +1,5 @@
 #include "ops/control/subgraph.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "ops/util.h"
@@ -152,7 +151,10 @@ Status ScanOutputStack::add(const OpContext& ctx, Tensor step) {
   }
   if (const RunControl* control = RunControl::current()) {
     std::vector<int64_t> stacked = step.dims();
-    stacked.insert(stacked.begin() + std::min<int64_t>(axis_, stacked.size()),
+    SEQRT_ASSIGN_OR_RETURN(
+        int64_t axis,
+        normalize_axis(ctx, axis_, static_cast<int64_t>(stacked.size()) + 1));
+    stacked.insert(stacked.begin() + axis,
                    static_cast<int64_t>(steps_.size()) + 1);
     auto subject = [&] {
       return fmt::format("{}: {} after {} steps", ctx.node().label(), what_,
