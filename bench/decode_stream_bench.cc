@@ -65,6 +65,7 @@ void BM_DecodeStep_Stream(benchmark::State& state) {
   if (!session.is_ok())
     return state.SkipWithError(session.status().message().c_str());
   Stream stream(**session);
+  stream.set_update_state_in_place(true);
   const std::map<std::string, Tensor> feeds = {
       {"q", random_uniform_f32({1, kHeads, 1, kHeadDim}, 1)},
       {"k", random_uniform_f32({1, kHeads, 1, kHeadDim}, 2)},

@@ -15,6 +15,10 @@ std::string amount_text(LimitKind kind, int64_t amount) {
       return fmt::format("{} nodes", amount);
     case LimitKind::kMaxSubgraphDepth:
       return fmt::format("{} subgraph levels", amount);
+    case LimitKind::kMaxLoopIterations:
+      return fmt::format("{} iterations", amount);
+    case LimitKind::kRunTimeoutMs:
+      return fmt::format("{} ms", amount);
     default:
       return format_bytes(amount);
   }
@@ -54,6 +58,10 @@ const char* limit_name(LimitKind kind) {
       return "max_subgraph_depth";
     case LimitKind::kMemoryBudgetBytes:
       return "memory_budget";
+    case LimitKind::kMaxLoopIterations:
+      return "max_loop_iterations";
+    case LimitKind::kRunTimeoutMs:
+      return "run_timeout_ms";
   }
   return "unknown limit";
 }
@@ -70,12 +78,19 @@ const char* limit_flag(LimitKind kind) {
       return "--max-subgraph-depth";
     case LimitKind::kMemoryBudgetBytes:
       return "--memory-budget";
+    case LimitKind::kMaxLoopIterations:
+      return "--max-loop-iterations";
+    case LimitKind::kRunTimeoutMs:
+      return "--timeout";
   }
   return "--unknown-limit";
 }
 
 Status set_limit(Limits& limits, LimitKind kind, int64_t value) {
-  const int64_t minimum = kind == LimitKind::kMemoryBudgetBytes ? 0 : 1;
+  const int64_t minimum =
+      kind == LimitKind::kMemoryBudgetBytes || kind == LimitKind::kRunTimeoutMs
+          ? 0
+          : 1;
   if (value < minimum) {
     return invalid_argument("{} must be at least {}, got {}", limit_name(kind),
                             minimum, value);
@@ -105,6 +120,12 @@ Status set_limit(Limits& limits, LimitKind kind, int64_t value) {
       break;
     case LimitKind::kMemoryBudgetBytes:
       limits.memory_budget_bytes = value;
+      break;
+    case LimitKind::kMaxLoopIterations:
+      limits.max_loop_iterations = value;
+      break;
+    case LimitKind::kRunTimeoutMs:
+      limits.run_timeout_ms = value;
       break;
   }
   return Status::ok();

@@ -1,7 +1,10 @@
 // Resource limits a Session enforces on the graphs it compiles and the runs
 // it makes, in one place with their defaults. Each limit is raised through
 // SessionOptions::limits, the C API (seqrt_session_options_set_limit) or
-// the CLI flag named in its error ("--max-tensor-bytes"). The defaults fit
+// the CLI flag named in its error ("--max-tensor-bytes"). The tensor limits
+// and the budget hold for shapes known at compile time and, through the
+// run's RunControl (graph/run_control.h), for every allocation of a run,
+// computed shapes included. The defaults fit
 // the models seqrt targets with room to spare; they exist so that a
 // malformed or hostile file fails with a clear message instead of asking
 // for terabytes or running for hours.
@@ -30,8 +33,15 @@ struct Limits {
   // Subgraph nesting; at most kMaxSubgraphDepth, the loaders' fixed bound.
   int64_t max_subgraph_depth = 16;
   // Bytes a session may hold for one run: arena + constants + inputs and
-  // outputs, as the memory plan estimates them. 0: no budget.
+  // outputs, as the memory plan estimates them, plus what a run allocates
+  // for shapes known only then. 0: no budget.
   int64_t memory_budget_bytes = 0;
+  // Iterations of one Loop node in one run (a trip count from an input, or
+  // a loop only its body's condition ends).
+  int64_t max_loop_iterations = int64_t{1} << 31;
+  // Milliseconds one run may take before it stops with kDeadlineExceeded,
+  // checked between nodes and between Loop/Scan iterations. 0: no deadline.
+  int64_t run_timeout_ms = 0;
 };
 
 // Which limit, for the setters of the C API and the CLI.
@@ -41,13 +51,16 @@ enum class LimitKind {
   kMaxNodes,
   kMaxSubgraphDepth,
   kMemoryBudgetBytes,
+  kMaxLoopIterations,
+  kRunTimeoutMs,
 };
 
 // "max_tensor_bytes", ... and the CLI flag "--max-tensor-bytes", ...
 const char* limit_name(LimitKind kind);
 const char* limit_flag(LimitKind kind);
 
-// Sets one limit, checking its range (>= 1, or >= 0 for the budget; the
+// Sets one limit, checking its range (>= 1, or >= 0 for the budget and the
+// timeout; the
 // element count at most kMaxElements, the depth at most kMaxSubgraphDepth).
 Status set_limit(Limits& limits, LimitKind kind, int64_t value);
 

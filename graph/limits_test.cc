@@ -127,6 +127,18 @@ TEST(Limits, SetLimitChecksRanges) {
   EXPECT_FALSE(
       set_limit(limits, LimitKind::kMaxSubgraphDepth, kMaxSubgraphDepth + 1)
           .is_ok());
+  EXPECT_EQ(limits.max_loop_iterations, int64_t{1} << 31);
+  EXPECT_TRUE(set_limit(limits, LimitKind::kMaxLoopIterations, 9).is_ok());
+  EXPECT_EQ(limits.max_loop_iterations, 9);
+  EXPECT_FALSE(set_limit(limits, LimitKind::kMaxLoopIterations, 0).is_ok());
+  EXPECT_EQ(limits.run_timeout_ms, 0);
+  EXPECT_TRUE(set_limit(limits, LimitKind::kRunTimeoutMs, 2000).is_ok());
+  EXPECT_EQ(limits.run_timeout_ms, 2000);
+  EXPECT_TRUE(set_limit(limits, LimitKind::kRunTimeoutMs, 0).is_ok());
+  EXPECT_FALSE(set_limit(limits, LimitKind::kRunTimeoutMs, -1).is_ok());
+  EXPECT_STREQ(limit_flag(LimitKind::kMaxLoopIterations),
+               "--max-loop-iterations");
+  EXPECT_STREQ(limit_flag(LimitKind::kRunTimeoutMs), "--timeout");
   EXPECT_EQ(format_bytes(512), "512 B");
   EXPECT_EQ(format_bytes(int64_t{3} << 29), "1.5 GiB");
 }

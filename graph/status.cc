@@ -24,6 +24,10 @@ const char* status_code_name(StatusCode code) {
       return "internal error";
     case StatusCode::kNoDevice:
       return "no device";
+    case StatusCode::kCancelled:
+      return "cancelled";
+    case StatusCode::kDeadlineExceeded:
+      return "deadline exceeded";
   }
   return "unknown";
 }

@@ -26,6 +26,10 @@ enum class StatusCode {
   // The backend is built in but has no device here (no Vulkan driver or
   // device, no CUDA driver or GPU): tests skip on this code alone.
   kNoDevice,
+  // A run stopped early: its session's cancel(), or its deadline passed
+  // (Limits::run_timeout_ms). The session stays usable.
+  kCancelled,
+  kDeadlineExceeded,
 };
 
 const char* status_code_name(StatusCode code);

@@ -1,6 +1,7 @@
 #include "graph/tensor.h"
 
 #include "graph/alloc_fault.h"
+#include "graph/run_control.h"
 
 #include <cmath>
 #include <cstdint>
@@ -77,6 +78,12 @@ Result<Tensor> Tensor::allocate(DType dtype, std::vector<int64_t> dims) {
     return invalid_argument("cannot allocate a tensor of undefined dtype");
   }
   SEQRT_ASSIGN_OR_RETURN(int64_t count, checked_num_elements(dims));
+  // The run's limits, for tensors allocated where no node names them (a
+  // kernel's own buffers, an initializer at load); callers that know the
+  // node check first (KernelContext::allocate_output).
+  SEQRT_RETURN_IF_ERROR(check_run_allocation(dtype, dims, false, [&] {
+    return fmt::format("a {} tensor", dtype_name(dtype));
+  }));
   Tensor tensor;
   tensor.dtype_ = dtype;
   tensor.dims_ = std::move(dims);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 
+#include "graph/run_control.h"
 #include "ops/registry.h"
 
 namespace seqrt {
@@ -124,6 +125,114 @@ Status check_output(const Graph& graph, const Node& node, size_t i,
   return Status::ok();
 }
 
+// Per value of `graph`, whether the run's memory plan left it out: every
+// value of a subgraph (only the top graph is planned) and, in the top
+// graph, values whose shape is not known up to the symbolic dims.
+std::vector<bool> runtime_sized_values(const Graph& graph, bool is_subgraph) {
+  std::vector<bool> sized(graph.values.size(), is_subgraph);
+  if (is_subgraph) return sized;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const std::optional<Shape>& shape = graph.values[id].shape;
+    if (!shape) {
+      sized[id] = true;
+      continue;
+    }
+    for (const Dim& dim : shape->dims()) {
+      if (!dim.is_fixed() && !dim.is_symbol()) sized[id] = true;
+    }
+  }
+  return sized;
+}
+
+// Where a run stopped, for the cancel and deadline errors.
+std::string stop_place(const Graph& graph, const Node* last, bool is_subgraph) {
+  if (last == nullptr) return fmt::format("before graph '{}' ran", graph.name);
+  if (!is_subgraph) return "after " + last->label();
+  return fmt::format("after {} in graph '{}'", last->label(), graph.name);
+}
+
+// True when `tensor` starts where one of `node`'s inputs does: a view (a
+// Reshape) or an input updated in place, which holds no new bytes.
+bool shares_an_input(const std::vector<const void*>& inputs,
+                     const Tensor& tensor) {
+  for (const void* input : inputs) {
+    if (input != nullptr && input == tensor.data()) return true;
+  }
+  return false;
+}
+
+// What the run's control checks of one graph being interpreted: the limits
+// of each node output and, against the budget, the bytes of run-time-sized
+// outputs while they live.
+class OutputLimits {
+ public:
+  OutputLimits(const Graph& graph, const RunControl* control, bool is_subgraph)
+      : control_(control) {
+    if (control_ == nullptr) return;
+    runtime_sized_ = runtime_sized_values(graph, is_subgraph);
+    if (control_->limits().memory_budget_bytes > 0) {
+      held_.resize(graph.values.size());
+    }
+  }
+
+  // For KernelContext::allocate_output, before output `i` is allocated.
+  AllocationCheck before_allocation(const Graph& graph, const Node& node) {
+    if (control_ == nullptr) return nullptr;
+    return [this, &graph, &node](size_t i, DType dtype,
+                                 const std::vector<int64_t>& dims) {
+      const ValueId id = node.outputs[i];
+      return control_->check_allocation(
+          dtype, dims, id == kNoValue || runtime_sized_[id],
+          [&] { return output_name(graph, node, i); });
+    };
+  }
+
+  // After the kernel: output `i` as computed (a kernel may allocate its
+  // outputs itself), and its bytes held while it lives.
+  Status after_kernel(const Graph& graph, const Node& node, size_t i,
+                      const Tensor& tensor,
+                      const std::vector<const void*>& inputs) {
+    if (control_ == nullptr) return Status::ok();
+    auto name = [&] { return output_name(graph, node, i); };
+    SEQRT_RETURN_IF_ERROR(
+        control_->check_allocation(tensor.dtype(), tensor.dims(), false, name));
+    const ValueId id = node.outputs[i];
+    if (held_.empty() || !runtime_sized_[id] || shares_an_input(inputs, tensor))
+      return Status::ok();
+    SEQRT_ASSIGN_OR_RETURN(
+        held_[id],
+        control_->hold(static_cast<int64_t>(tensor.byte_size()), name));
+    return Status::ok();
+  }
+
+  void release(ValueId id) {
+    if (!held_.empty()) held_[id].reset();
+  }
+
+ private:
+  static std::string output_name(const Graph& graph, const Node& node,
+                                 size_t i) {
+    const ValueId id = node.outputs[i];
+    return fmt::format(
+        "{}: output '{}'", node.label(),
+        id == kNoValue ? std::to_string(i) : graph.value(id).name);
+  }
+
+  const RunControl* control_;
+  std::vector<bool> runtime_sized_;  // by value, when controlled
+  std::vector<HeldBytes> held_;      // by value, when there is a budget
+};
+
+// A kernel's error as the run reports it: a limit reached in an allocation
+// that did not name the node gets the node's label.
+Status kernel_error(const Node& node, const Status& status) {
+  if (status.code() == StatusCode::kLimitExceeded &&
+      status.message().rfind('[', 0) != 0) {
+    return status.with_context(node.label());
+  }
+  return status;
+}
+
 }  // namespace
 
 Result<Schedule> schedule_graph(const Graph& graph) {
@@ -163,8 +272,16 @@ Result<std::vector<Tensor>> interpret_graph(
     env[id] = it->second;
   }
 
+  const RunControl* control = RunControl::current();
+  const bool is_subgraph = outer != nullptr;
+  OutputLimits limits(graph, control, is_subgraph);
+  const Node* last_run = nullptr;
   for (size_t pos = 0; pos < order.size(); ++pos) {
     const Node& node = graph.nodes[order[pos]];
+    if (control != nullptr && control->should_stop()) {
+      return control->check_stop(stop_place(graph, last_run, is_subgraph));
+    }
+    last_run = &node;
     const OpSchema* schema = registry.find(node.domain, node.op);
     if (schema == nullptr) {
       return unsupported("{}: no such op in the registry", node.label());
@@ -194,6 +311,9 @@ Result<std::vector<Tensor>> interpret_graph(
         options.kernels != nullptr ? (*options.kernels)[order[pos]] : chosen;
     KernelContext ctx(node, *schema, std::move(args), runner);
     ctx.set_donations(donations(graph, node, last, static_cast<int>(pos), env));
+    if (control != nullptr) {
+      ctx.set_allocation_check(limits.before_allocation(graph, node));
+    }
     if (options.place_output) {
       ctx.set_output_placer(
           [&](size_t i, DType dtype, const std::vector<int64_t>& dims) {
@@ -202,11 +322,20 @@ Result<std::vector<Tensor>> interpret_graph(
                        : options.place_output(node.outputs[i], dtype, dims);
           });
     }
+    // Where the inputs start, before the kernel may take any over.
+    std::vector<const void*> input_data;
+    if (control != nullptr) {
+      for (size_t k = 0; k < ctx.num_inputs(); ++k) {
+        input_data.push_back(ctx.has_input(k) ? ctx.input(k)->data() : nullptr);
+      }
+    }
     if (options.profiler == nullptr) {
-      SEQRT_RETURN_IF_ERROR(kernel(ctx));
+      Status ran = kernel(ctx);
+      if (!ran.is_ok()) return kernel_error(node, ran);
     } else {
       auto start = std::chrono::steady_clock::now();
-      SEQRT_RETURN_IF_ERROR(kernel(ctx));
+      Status ran = kernel(ctx);
+      if (!ran.is_ok()) return kernel_error(node, ran);
       options.profiler->record(
           order[pos], std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now() - start)
@@ -215,6 +344,8 @@ Result<std::vector<Tensor>> interpret_graph(
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i] == kNoValue) continue;
       SEQRT_RETURN_IF_ERROR(check_output(graph, node, i, ctx.outputs()[i]));
+      SEQRT_RETURN_IF_ERROR(
+          limits.after_kernel(graph, node, i, ctx.outputs()[i], input_data));
       if (options.adopt_output) {
         SEQRT_RETURN_IF_ERROR(
             options.adopt_output(node.outputs[i], ctx.outputs()[i]));
@@ -222,8 +353,10 @@ Result<std::vector<Tensor>> interpret_graph(
       env[node.outputs[i]] = std::move(ctx.outputs()[i]);
     }
     for (ValueId id : node.inputs) {
-      if (id != kNoValue && last[id] == static_cast<int>(pos))
+      if (id != kNoValue && last[id] == static_cast<int>(pos)) {
         env[id] = Tensor();
+        limits.release(id);
+      }
     }
   }
   std::vector<Tensor> outputs;

@@ -49,6 +49,7 @@ const std::shared_ptr<Graph>& OpContext::attr_graph(
 
 Result<Tensor*> KernelContext::allocate_output(size_t i, DType dtype,
                                                std::vector<int64_t> dims) {
+  if (check_) SEQRT_RETURN_IF_ERROR(check_(i, dtype, dims));
   if (placer_) {
     Tensor placed = placer_(i, dtype, dims);
     if (!placed.empty()) {

@@ -114,6 +114,10 @@ using SubgraphRunner = std::function<Result<std::vector<Tensor>>(
 // overwrites. An empty tensor: allocate on the heap.
 using OutputPlacer = std::function<Tensor(size_t i, DType dtype,
                                           const std::vector<int64_t>& dims)>;
+// Checks output i's dtype and dims against the run's limits before it is
+// allocated (graph/run_control.h); the executor sets it.
+using AllocationCheck = std::function<Status(size_t i, DType dtype,
+                                             const std::vector<int64_t>& dims)>;
 
 class KernelContext : public OpContext {
  public:
@@ -143,9 +147,13 @@ class KernelContext : public OpContext {
 
   size_t num_outputs() const { return outputs_.size(); }
   void set_output_placer(OutputPlacer placer) { placer_ = std::move(placer); }
+  void set_allocation_check(AllocationCheck check) {
+    check_ = std::move(check);
+  }
   // Allocates output i and returns it for writing: zero-filled, or, when
   // the plan lets an elementwise op write in place, holding the input it
-  // replaces (such kernels write every element).
+  // replaces (such kernels write every element). A size above the run's
+  // limits fails first, naming the node.
   Result<Tensor*> allocate_output(size_t i, DType dtype,
                                   std::vector<int64_t> dims);
   void set_output(size_t i, Tensor tensor) { outputs_[i] = std::move(tensor); }
@@ -157,6 +165,7 @@ class KernelContext : public OpContext {
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor*> donations_;
   OutputPlacer placer_;
+  AllocationCheck check_;
   std::vector<Tensor> outputs_;
   SubgraphRunner run_subgraph_;
 };

@@ -52,15 +52,17 @@ Status MemoryBudget::check_compile(
   return check(constant_bytes(graph_), "loading the weights");
 }
 
-Status MemoryBudget::check_run(const std::map<std::string, int64_t>& bound,
-                               int64_t fed_bytes) const {
-  if (budget_bytes_ <= 0) return Status::ok();
+Result<int64_t> MemoryBudget::check_run(
+    const std::map<std::string, int64_t>& bound, int64_t fed_bytes) const {
+  if (budget_bytes_ <= 0) return int64_t{0};
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto known = estimates_.find(bound);
     if (known != estimates_.end()) {
-      return check(known->second,
-                   fmt::format("a run with {}", bindings_to_string(bound)));
+      SEQRT_RETURN_IF_ERROR(
+          check(known->second,
+                fmt::format("a run with {}", bindings_to_string(bound))));
+      return known->second;
     }
   }
   Result<int64_t> planned = estimate_run_bytes(graph_, bound);
@@ -75,7 +77,9 @@ Status MemoryBudget::check_run(const std::map<std::string, int64_t>& bound,
     if (estimates_.size() >= kMaxEstimates) estimates_.clear();
     estimates_.emplace(bound, bytes);
   }
-  return check(bytes, fmt::format("a run with {}", bindings_to_string(bound)));
+  SEQRT_RETURN_IF_ERROR(
+      check(bytes, fmt::format("a run with {}", bindings_to_string(bound))));
+  return bytes;
 }
 
 }  // namespace seqrt

@@ -1,7 +1,9 @@
 // The memory a run of a graph holds, as the graph-level memory plan
 // (graph/planner) estimates it, for Limits::memory_budget_bytes: a Session
 // refuses to compile a graph whose estimate is above the budget, and a run
-// whose bound dims push it above, before that run allocates anything.
+// whose bound dims push it above, before that run allocates anything. What
+// a run allocates for shapes the plan cannot know is checked as it comes
+// (graph/run_control.h).
 #pragma once
 
 #include <cstdint>
@@ -39,9 +41,11 @@ class MemoryBudget {
   Status check_compile(const std::map<std::string, int64_t>& bindings) const;
   // Before a run allocates: the estimate under `bindings` (the compile
   // bindings and the fed inputs' dims); where the planner cannot size it,
-  // the constants plus `fed_bytes`, the bytes of the fed inputs.
-  Status check_run(const std::map<std::string, int64_t>& bindings,
-                   int64_t fed_bytes) const;
+  // the constants plus `fed_bytes`, the bytes of the fed inputs. Returns
+  // the estimate (0 without a budget), for the run's RunControl to check
+  // what the run allocates for shapes known only then on top of it.
+  Result<int64_t> check_run(const std::map<std::string, int64_t>& bindings,
+                            int64_t fed_bytes) const;
 
  private:
   Status check(int64_t bytes, const std::string& what) const;

@@ -76,8 +76,15 @@ Result<std::unique_ptr<Session>> Session::create(Graph graph,
 
 Result<std::unique_ptr<Session>> Session::load(const std::string& path,
                                                SessionOptions options) {
-  SEQRT_ASSIGN_OR_RETURN(Graph graph, load_model(path, options.progress));
-  return create(std::move(graph), std::move(options));
+  Result<Graph> graph = [&] {
+    // The tensor limits hold for the weights the file declares, before
+    // they are allocated (graph/run_control.h).
+    RunControl control(options.limits);
+    RunControl::Scope scope(&control);
+    return load_model(path, options.progress);
+  }();
+  if (!graph.is_ok()) return graph.status();
+  return create(std::move(graph).value(), std::move(options));
 }
 
 Status Session::check_feed_names(
@@ -155,10 +162,22 @@ Result<Tensor> Session::initial_state(
   return zeros;
 }
 
+void Session::prepare_run(RunControl& control,
+                          const SessionRunOptions& run_options) const {
+  if (run_options.timeout_ms >= 0) {
+    control.set_timeout_ms(run_options.timeout_ms);
+  }
+  control.watch_cancel(&cancel_generation_);
+}
+
 Result<std::map<std::string, Tensor>> Session::run(
-    std::map<std::string, Tensor> feeds) const {
+    std::map<std::string, Tensor> feeds,
+    const SessionRunOptions& run_options) const {
+  RunControl control(options_.limits);
+  prepare_run(control, run_options);
+  RunControl::Scope scope(&control);
   SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,
-                         bind_inputs(std::move(feeds)));
+                         bind_inputs(std::move(feeds), control));
   return run_bound(std::move(inputs));
 }
 
@@ -180,7 +199,7 @@ Result<std::map<std::string, Tensor>> Session::run_bound(
 }
 
 Result<std::vector<Tensor>> Session::bind_inputs(
-    std::map<std::string, Tensor> feeds) const {
+    std::map<std::string, Tensor> feeds, RunControl& control) const {
   SEQRT_RETURN_IF_ERROR(check_feed_names(feeds));
   std::map<std::string, int64_t> symbols = bind_symbols(feeds);
   // Before the zero states and the run allocate anything.
@@ -188,7 +207,9 @@ Result<std::vector<Tensor>> Session::bind_inputs(
   for (const auto& [name, tensor] : feeds) {
     fed_bytes += static_cast<int64_t>(tensor.byte_size());
   }
-  SEQRT_RETURN_IF_ERROR(budget_->check_run(symbols, fed_bytes));
+  SEQRT_ASSIGN_OR_RETURN(int64_t planned,
+                         budget_->check_run(symbols, fed_bytes));
+  control.set_planned_bytes(planned);
   std::vector<Tensor> inputs;
   std::vector<std::string> missing;
   for (ValueId id : graph_.inputs) {
@@ -213,6 +234,10 @@ Result<std::vector<Tensor>> Session::bind_inputs(
 
 Result<std::map<std::string, Tensor>> Session::run_checked(
     std::vector<Tensor> inputs) const {
+  // A backend that records the whole graph (Vulkan) checks nothing while
+  // it runs: stop before it starts.
+  SEQRT_RETURN_IF_ERROR(check_run_stop(
+      [&] { return fmt::format("before graph '{}' ran", graph_.name); }));
   SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> results,
                          executable_->run(std::move(inputs)));
   if (results.size() != graph_.outputs.size()) {

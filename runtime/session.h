@@ -15,6 +15,8 @@
 // outputs to carry state across calls.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +25,7 @@
 #include "graph/graph.h"
 #include "graph/limits.h"
 #include "graph/progress.h"
+#include "graph/run_control.h"
 #include "graph/status.h"
 #include "runtime/backend_registry.h"
 #include "runtime/memory_budget.h"
@@ -36,11 +39,22 @@ struct SessionOptions {
   // the fused ops) before compiling; off runs the graph exactly as given.
   bool optimize = true;
   CompileOptions compile;
-  // Tensor sizes, node count, subgraph depth and the memory budget
-  // (graph/limits.h): create() and run() fail naming the limit reached.
+  // Tensor sizes, node count, subgraph depth, the memory budget, Loop
+  // iterations and the run timeout (graph/limits.h): create() and run()
+  // fail naming the limit reached. The tensor limits and the budget hold
+  // at every allocation of a run, shapes computed at run time included,
+  // and for the weights a model file declares (load()).
   Limits limits;
   // Hears of each stage of create() (types, passes, compile).
   ProgressFn progress;
+};
+
+// What one call of run() (or a Stream step) may change from the session's
+// defaults.
+struct SessionRunOptions {
+  // Milliseconds this run may take before it fails with kDeadlineExceeded;
+  // -1 takes the session's limits.run_timeout_ms, 0 sets no deadline.
+  int64_t timeout_ms = -1;
 };
 
 // Sizes of the symbolic dims of `graph`'s inputs as `feeds` give them
@@ -80,18 +94,35 @@ class Session {
   // one moved in as the only handle to its storage, which the run may
   // update in place when it replaces it (a KV cache). Running out of host
   // memory is a kOutOfMemory error; a run above the memory budget fails
-  // before it allocates.
+  // before it allocates. A run past its deadline or cancelled fails with
+  // kDeadlineExceeded or kCancelled at the next check (between nodes and
+  // between Loop/Scan iterations); the session is unchanged and usable.
   Result<std::map<std::string, Tensor>> run(
-      std::map<std::string, Tensor> feeds) const;
+      std::map<std::string, Tensor> feeds,
+      const SessionRunOptions& run_options = {}) const;
+
+  // Stops every run in flight on this session, run() and Stream steps, at
+  // its next check with kCancelled ("run cancelled after ..."); runs that
+  // start after the call are not affected. Thread-safe: meant to be called
+  // from another thread than the ones running.
+  void cancel() const {
+    cancel_generation_.fetch_add(1, std::memory_order_acq_rel);
+  }
 
  private:
   friend class Stream;  // validates before handing its state over
 
+  // Sets `control` up for one run: the limits, the deadline of
+  // `run_options` (or the session's) and this session's cancel().
+  void prepare_run(RunControl& control,
+                   const SessionRunOptions& run_options) const;
   // The graph's inputs in order from `feeds` (state inputs not fed start
-  // from their initial value), checked against the declared types.
-  Result<std::vector<Tensor>> bind_inputs(
-      std::map<std::string, Tensor> feeds) const;
-  // Runs on inputs from bind_inputs; returns the outputs by name.
+  // from their initial value), checked against the declared types. Gives
+  // `control` the memory plan's estimate of the run.
+  Result<std::vector<Tensor>> bind_inputs(std::map<std::string, Tensor> feeds,
+                                          RunControl& control) const;
+  // Runs on inputs from bind_inputs, with the run's control installed on
+  // this thread; returns the outputs by name.
   Result<std::map<std::string, Tensor>> run_bound(
       std::vector<Tensor> inputs) const;
   // run_bound() past the budget check: the executable's run.
@@ -117,6 +148,8 @@ class Session {
   std::unique_ptr<Executable> executable_;
   // Checks runs against options_.limits.memory_budget_bytes; reads graph_.
   std::unique_ptr<MemoryBudget> budget_;
+  // Bumped by cancel(); each run stops when it differs from its start.
+  mutable std::atomic<uint64_t> cancel_generation_{0};
 };
 
 }  // namespace seqrt

@@ -72,14 +72,23 @@ Status check_inputs(const Graph& graph, const std::vector<const Tensor*>& fed,
 }  // namespace
 
 Result<std::map<std::string, Tensor>> Stream::run(
-    const std::map<std::string, Tensor>& feeds) {
+    const std::map<std::string, Tensor>& feeds,
+    const SessionRunOptions& run_options) {
+  RunControl control(session_.options().limits);
+  session_.prepare_run(control, run_options);
+  RunControl::Scope scope(&control);
+  return run_controlled(feeds, control);
+}
+
+Result<std::map<std::string, Tensor>> Stream::run_controlled(
+    const std::map<std::string, Tensor>& feeds, RunControl& control) {
   const Graph& graph = session_.graph();
   if (on_device_) {
     bool feeds_state = false;
     for (const StatePair& pair : graph.state_pairs) {
       feeds_state |= feeds.count(graph.value(pair.input).name) != 0;
     }
-    if (!feeds_state) return step_on_device(feeds);
+    if (!feeds_state) return step_on_device(feeds, control);
     // A fed state replaces the held one: the others come back to be
     // loaded with it.
     SEQRT_ASSIGN_OR_RETURN(state_, read_snapshot());
@@ -88,7 +97,7 @@ Result<std::map<std::string, Tensor>> Stream::run(
   std::map<std::string, Tensor> all = state_;
   for (const auto& [name, tensor] : feeds) all[name] = tensor;
   SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,
-                         session_.bind_inputs(std::move(all)));
+                         session_.bind_inputs(std::move(all), control));
   return run_bound(std::move(inputs));
 }
 
@@ -118,16 +127,26 @@ Result<std::map<std::string, Tensor>> Stream::run_bound(
     if (loaded.is_ok()) {
       state_.clear();
       on_device_ = true;
+      // Stopped before the device runs: the state just loaded is intact.
+      SEQRT_RETURN_IF_ERROR(check_run_stop(
+          [&] { return fmt::format("before graph '{}' ran", graph.name); }));
       return run_with_state(std::move(rest));
     }
     if (loaded.code() != StatusCode::kUnsupported) return loaded;
     host_only_ = true;
   }
-  // `inputs` now holds the only handles to the state.
-  state_.clear();
-  Result<std::map<std::string, Tensor>> outputs =
-      session_.run_bound(std::move(inputs));
-  if (!outputs.is_ok()) return reset_error(outputs.status());
+  Result<std::map<std::string, Tensor>> outputs = internal_error("not run");
+  if (in_place_) {
+    // `inputs` now holds the only handles to the state.
+    state_.clear();
+    outputs = session_.run_bound(std::move(inputs));
+    if (!outputs.is_ok()) return reset_error(outputs.status());
+  } else {
+    // The held handles keep the state intact whatever the step does.
+    outputs = session_.run_bound(std::move(inputs));
+    if (!outputs.is_ok()) return outputs.status();
+    state_.clear();
+  }
   for (const StatePair& pair : graph.state_pairs) {
     const std::string& output = graph.value(pair.output).name;
     auto it = outputs->find(output);
@@ -142,7 +161,7 @@ Result<std::map<std::string, Tensor>> Stream::run_bound(
 }
 
 Result<std::map<std::string, Tensor>> Stream::step_on_device(
-    const std::map<std::string, Tensor>& feeds) {
+    const std::map<std::string, Tensor>& feeds, RunControl& control) {
   const Graph& graph = session_.graph();
   SEQRT_RETURN_IF_ERROR(session_.check_feed_names(feeds));
   const std::vector<std::vector<int64_t>> state_dims = device_state_->dims();
@@ -177,7 +196,9 @@ Result<std::map<std::string, Tensor>> Stream::step_on_device(
       dims.emplace_back();
     }
   }
-  SEQRT_RETURN_IF_ERROR(session_.budget_->check_run(symbols, fed_bytes));
+  SEQRT_ASSIGN_OR_RETURN(int64_t planned,
+                         session_.budget_->check_run(symbols, fed_bytes));
+  control.set_planned_bytes(planned);
   if (!missing.empty()) {
     return invalid_argument("graph '{}': no tensor fed for input {}",
                             graph.name, fmt::join(missing, ", "));
@@ -187,6 +208,10 @@ Result<std::map<std::string, Tensor>> Stream::step_on_device(
   for (const Tensor* tensor : fed) {
     if (tensor != nullptr) inputs.push_back(*tensor);
   }
+  // The device runs the whole graph at once: stop before it starts, with
+  // the state untouched.
+  SEQRT_RETURN_IF_ERROR(check_run_stop(
+      [&] { return fmt::format("before graph '{}' ran", graph.name); }));
   return run_with_state(std::move(inputs));
 }
 

@@ -10,11 +10,18 @@
 // The first run starts from each pair's initial value (or zeros). A Stream
 // is one sequence: use one per thread; several Streams may share a Session.
 //
-// On a host backend the Stream hands its state to each run as the only
-// handle to it, so a kernel that replaces a state may update it in place: a
-// fixed-capacity KV cache written by TensorScatter costs the new rows, not a
-// copy of the cache. Holding a snapshot() keeps that state intact (the run
-// then copies it), so take snapshots when needed, not every step.
+// A step that fails — bad feeds, a limit reached, cancelled by the
+// Session's cancel() or past its deadline — leaves the state as it was
+// before the call, so the Stream goes on from there: on a host backend the
+// Stream keeps its handle to the state during the step, and a kernel that
+// replaces a state writes a new tensor.
+//
+// set_update_state_in_place(true) trades that for speed on a host backend:
+// the Stream hands its state to each step as the only handle to it, so a
+// fixed-capacity KV cache written by TensorScatter costs the new rows, not
+// a copy of the cache; a step that then fails resets the Stream (its error
+// says so). Holding a snapshot() keeps the state intact either way (the
+// step then copies it).
 //
 // On a backend that keeps state on its device (Executable::create_state,
 // e.g. Vulkan) the first run copies the state there once and later runs
@@ -38,12 +45,17 @@ class Stream {
 
   // Runs with `feeds` plus the held state; the present_* outputs become the
   // state for the next run, and every other output is returned. A state
-  // input fed explicitly replaces the held state for this run. Bad feeds
-  // (names, dtypes, shapes) leave the state unchanged; a run that fails
-  // after that resets the Stream (its error says so), since the state may
-  // have been partly updated in place.
+  // input fed explicitly replaces the held state for this run. A failed
+  // step leaves the state unchanged, except with set_update_state_in_place
+  // or on a device backend whose run failed after it started (the device
+  // lost): then the Stream is reset and its error says so. `run_options`
+  // as Session::run; Session::cancel() stops the step too.
   Result<std::map<std::string, Tensor>> run(
-      const std::map<std::string, Tensor>& feeds);
+      const std::map<std::string, Tensor>& feeds,
+      const SessionRunOptions& run_options = {});
+
+  // See the top of this file; off by default.
+  void set_update_state_in_place(bool in_place) { in_place_ = in_place; }
 
   // The held state by state-input name (empty before the first run). The
   // tensors are immutable, so a snapshot stays valid while the Stream runs
@@ -64,9 +76,12 @@ class Stream {
   // The graph's inputs from bind_inputs: the state goes to the device if
   // the executable keeps it there, else the run is today's host run.
   Result<std::map<std::string, Tensor>> run_bound(std::vector<Tensor> inputs);
+  // run() with the step's control installed.
+  Result<std::map<std::string, Tensor>> run_controlled(
+      const std::map<std::string, Tensor>& feeds, RunControl& control);
   // A run with the state already on the device.
   Result<std::map<std::string, Tensor>> step_on_device(
-      const std::map<std::string, Tensor>& feeds);
+      const std::map<std::string, Tensor>& feeds, RunControl& control);
   Result<std::map<std::string, Tensor>> run_with_state(
       std::vector<Tensor> inputs);
 
@@ -79,6 +94,7 @@ class Stream {
   std::unique_ptr<ExecutableState> device_state_;
   bool on_device_ = false;  // device_state_ holds the current state
   bool host_only_ = false;  // the executable keeps no state on a device
+  bool in_place_ = false;   // set_update_state_in_place
 };
 
 }  // namespace seqrt

@@ -234,11 +234,22 @@ TEST(Stream, CpuWritesTheFixedCapacityCacheInPlace) {
   Tensor q = random_uniform_f32({1, kHeads, 3, kDim}, 7);
   Tensor k = random_uniform_f32({1, kHeads, 3, kDim}, 8);
   Tensor v = random_uniform_f32({1, kHeads, 3, kDim}, 9);
+  // By default a step keeps the state it started from (so that a failed
+  // step leaves it), and the cache is written into a copy.
+  Stream kept(**session);
+  ASSERT_TRUE(kept.run(cache_feeds(q, k, v, 0, 1)).is_ok());
+  const void* first = held_key_data(kept);
+  ASSERT_TRUE(kept.run(cache_feeds(q, k, v, 1, 2)).is_ok());
+  EXPECT_NE(held_key_data(kept), first);
+
   Stream stream(**session);
+  stream.set_update_state_in_place(true);
   ASSERT_TRUE(stream.run(cache_feeds(q, k, v, 0, 1)).is_ok());
   const void* cache = held_key_data(stream);
   ASSERT_TRUE(stream.run(cache_feeds(q, k, v, 1, 2)).is_ok());
   EXPECT_EQ(held_key_data(stream), cache) << "the step copied the cache";
+  EXPECT_TRUE(
+      stream.snapshot().at("past_key").same_as(kept.snapshot().at("past_key")));
 
   // A snapshot shares the cache, so the next step must copy, and the
   // snapshot keeps the state it was taken at.
@@ -267,10 +278,19 @@ TEST(Stream, BadFeedsLeaveTheStateAlone) {
   ASSERT_EQ(kept.size(), saved.size());
   EXPECT_TRUE(kept.at("past_key").same_as(saved.at("past_key")));
 
-  // A failure inside the run (write index past the capacity) resets it.
+  // A failure inside the run (write index past the capacity) leaves the
+  // state too, as it was before the step.
   feeds = cache_feeds(x, x, x, 2, 3);
   feeds["write_index"] = Tensor::from_vector<int64_t>({1}, {kCapacity});
   auto failed = stream.run(feeds);
+  ASSERT_FALSE(failed.is_ok());
+  EXPECT_EQ(failed.status().message().find("state is reset"), std::string::npos)
+      << failed.status().message();
+  EXPECT_TRUE(stream.snapshot().at("past_key").same_as(saved.at("past_key")));
+
+  // Updating the state in place, such a failure resets the Stream.
+  stream.set_update_state_in_place(true);
+  failed = stream.run(feeds);
   ASSERT_FALSE(failed.is_ok());
   EXPECT_NE(failed.status().message().find("state is reset"), std::string::npos)
       << failed.status().message();

@@ -1,5 +1,6 @@
 #include "tools/limit_flags.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -28,8 +29,14 @@ const std::vector<FlagInfo>& flag_infos() {
       {LimitKind::kMaxSubgraphDepth,
        "Deepest subgraph nesting (default 16, at most 64)"},
       {LimitKind::kMemoryBudgetBytes,
-       "Bytes one run may hold (arena, weights, inputs, outputs), e.g. 2G; "
-       "compiling or running above it fails (default: no budget)"},
+       "Bytes one run may hold (arena, weights, inputs, outputs, and what "
+       "it allocates for shapes computed at run time), e.g. 2G; compiling "
+       "or running above it fails (default: no budget)"},
+      {LimitKind::kMaxLoopIterations,
+       "Most iterations of one Loop node in one run (default 2^31)"},
+      {LimitKind::kRunTimeoutMs,
+       "Seconds one run may take (decimals allowed, e.g. 2 or 0.5); past "
+       "it the run stops with an error (default: none)"},
   };
   return infos;
 }
@@ -37,6 +44,18 @@ const std::vector<FlagInfo>& flag_infos() {
 bool is_byte_limit(LimitKind kind) {
   return kind == LimitKind::kMaxTensorBytes ||
          kind == LimitKind::kMemoryBudgetBytes;
+}
+
+// "2", "0.5" seconds -> milliseconds (at least 1: 0 means no deadline).
+Result<int64_t> parse_seconds(const std::string& text) {
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(seconds) ||
+      !(seconds > 0) || seconds > 1e9) {
+    return invalid_argument("'{}' is not a number of seconds > 0", text);
+  }
+  return std::max<int64_t>(1,
+                           static_cast<int64_t>(std::llround(seconds * 1000)));
 }
 
 Result<int64_t> parse_count(const std::string& text) {
@@ -99,8 +118,10 @@ void add_limit_flags(CLI::App& command, LimitFlags& flags) {
 
 Status apply_limit_flags(const LimitFlags& flags, Limits& limits) {
   for (const auto& [kind, text] : flags) {
-    Result<int64_t> value =
-        is_byte_limit(kind) ? parse_byte_size(text) : parse_count(text);
+    Result<int64_t> value = is_byte_limit(kind) ? parse_byte_size(text)
+                            : kind == LimitKind::kRunTimeoutMs
+                                ? parse_seconds(text)
+                                : parse_count(text);
     Status status =
         value.is_ok() ? set_limit(limits, kind, value.value()) : value.status();
     if (!status.is_ok()) return status.with_context(limit_flag(kind));

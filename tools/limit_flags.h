@@ -1,7 +1,8 @@
 // The flags that raise or lower the Session limits (graph/limits.h), shared
 // by the commands that compile a model: --max-tensor-bytes,
-// --max-tensor-elements, --max-nodes, --max-subgraph-depth and
-// --memory-budget. Byte sizes take a binary suffix: 512M, 4GiB, 1T.
+// --max-tensor-elements, --max-nodes, --max-subgraph-depth,
+// --memory-budget, --max-loop-iterations and --timeout (seconds a run may
+// take). Byte sizes take a binary suffix: 512M, 4GiB, 1T.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@ namespace seqrt {
 // The flags given, by limit, as typed.
 using LimitFlags = std::map<LimitKind, std::string>;
 
-// Adds the five flags to `command`; what they get is written to `flags`,
+// Adds the flags to `command`; what they get is written to `flags`,
 // which must outlive the parse.
 void add_limit_flags(CLI::App& command, LimitFlags& flags);
 

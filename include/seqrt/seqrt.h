@@ -64,6 +64,9 @@
  *   once (each run has its own context); a stream, a session options object
  *   and a tensor made by seqrt_tensor_create (while written through
  *   seqrt_tensor_mutable_data) belong to one thread at a time.
+ *   seqrt_session_cancel may be called from any thread to stop the runs in
+ *   flight on a session (SEQRT_CANCELLED); SEQRT_LIMIT_RUN_TIMEOUT_MS bounds
+ *   each run (SEQRT_DEADLINE_EXCEEDED). Either leaves the session usable.
  *
  * VERSIONING
  *   SEQRT_VERSION_* give the version of these headers, seqrt_version() the
@@ -100,7 +103,12 @@ typedef enum seqrt_status {
   SEQRT_OUT_OF_MEMORY = 5,
   SEQRT_LIMIT_EXCEEDED = 6, /* a configured resource limit was reached */
   SEQRT_IO_ERROR = 7,
-  SEQRT_INTERNAL = 8 /* a bug in seqrt */
+  SEQRT_INTERNAL = 8, /* a bug in seqrt */
+  /* The run stopped early: seqrt_session_cancel, or its deadline
+   * (SEQRT_LIMIT_RUN_TIMEOUT_MS) passed. The session (and a stream's
+   * state) is as before the call. */
+  SEQRT_CANCELLED = 9,
+  SEQRT_DEADLINE_EXCEEDED = 10
 } seqrt_status;
 
 /* The message of the calling thread's most recent failed call ("" when
@@ -332,12 +340,21 @@ typedef enum seqrt_limit {
   SEQRT_LIMIT_MAX_SUBGRAPH_DEPTH = 3,  /* default 16, at most 64 */
   /* Bytes of one run as the memory plan estimates them (arena, weights,
    * inputs and outputs): session creation fails above it, and so does a
-   * run, before it allocates. Default 0: no budget. */
-  SEQRT_LIMIT_MEMORY_BUDGET = 4
+   * run, before it allocates; what a run allocates for shapes computed at
+   * run time counts on top, checked at each allocation. Default 0: no
+   * budget. The two tensor limits are checked at each allocation too. */
+  SEQRT_LIMIT_MEMORY_BUDGET = 4,
+  /* Iterations of one Loop node in one run; default 2^31. */
+  SEQRT_LIMIT_MAX_LOOP_ITERATIONS = 5,
+  /* Milliseconds one run or stream step may take before it fails with
+   * SEQRT_DEADLINE_EXCEEDED (checked between nodes and between Loop/Scan
+   * iterations). Default 0: no deadline. */
+  SEQRT_LIMIT_RUN_TIMEOUT_MS = 6
 } seqrt_limit;
 
-/* Sets one limit: >= 1 (the budget >= 0); the element count at most 2^48
- * and the depth at most 64, else SEQRT_INVALID_ARGUMENT. */
+/* Sets one limit: >= 1 (the budget and the timeout >= 0); the element
+ * count at most 2^48 and the depth at most 64, else
+ * SEQRT_INVALID_ARGUMENT. */
 SEQRT_API seqrt_status seqrt_session_options_set_limit(
     seqrt_session_options* options, seqrt_limit limit, int64_t value);
 
@@ -375,6 +392,13 @@ SEQRT_API seqrt_status seqrt_session_run(const seqrt_session* session,
                                          const char* const* output_names,
                                          seqrt_tensor** outputs,
                                          size_t output_count);
+
+/* Stops every run in flight on `session` (seqrt_session_run and stream
+ * steps) at its next check, between nodes or Loop/Scan iterations: each
+ * fails with SEQRT_CANCELLED and leaves the session and the stream's state
+ * as before it. Runs that start after the call are not affected.
+ * Thread-safe: call it from any thread while others run. */
+SEQRT_API seqrt_status seqrt_session_cancel(const seqrt_session* session);
 
 /* The backend's name ("cpu") and its device's ("host CPU"), lent.
  * Thread-safe. */

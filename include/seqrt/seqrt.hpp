@@ -329,6 +329,16 @@ class SessionOptions {
     detail::check(seqrt_session_options_set_optimize(get(), on ? 1 : 0));
     return *this;
   }
+  // One resource limit (seqrt_limit in seqrt.h).
+  SessionOptions& limit(seqrt_limit which, int64_t value) {
+    detail::check(seqrt_session_options_set_limit(get(), which, value));
+    return *this;
+  }
+  // Each run (and stream step) fails with SEQRT_DEADLINE_EXCEEDED after
+  // this many milliseconds; 0: no deadline.
+  SessionOptions& run_timeout_ms(int64_t milliseconds) {
+    return limit(SEQRT_LIMIT_RUN_TIMEOUT_MS, milliseconds);
+  }
 
  private:
   using Handle =
@@ -394,6 +404,10 @@ class Session {
         args.output_names.data(), args.outputs.data(), args.outputs.size()));
     return detail::take_outputs(args);
   }
+
+  // Stops the runs in flight on this session (from other threads): they
+  // throw Error with code() SEQRT_CANCELLED. Thread-safe.
+  void cancel() const { detail::check(seqrt_session_cancel(get())); }
 
   std::string backend_name() const {
     const char* name = nullptr;

@@ -13,11 +13,6 @@
 namespace seqrt {
 namespace {
 
-// ONNX allows a loop with neither M nor cond that only a body cond of false
-// ends. The reference runs at most this many iterations of any loop and
-// fails past it rather than running forever.
-constexpr int64_t kMaxLoopIterations = int64_t{1} << 31;
-
 Status check_one_element(const OpContext& ctx, const std::string& what,
                          DType expected, DType dtype,
                          const std::optional<Shape>& shape) {
@@ -174,13 +169,29 @@ Status run_loop(KernelContext& ctx) {
   for (size_t k = 0; n + k < ctx.num_outputs(); ++k) {
     stacks.emplace_back(fmt::format("scan output {}", k), 0, false);
   }
+  // ONNX allows a loop with neither M nor cond that only a body cond of
+  // false ends, and M may come from an input: both are bounded by
+  // max_loop_iterations (graph/limits.h), a run's deadline and cancel.
+  const RunControl* control = RunControl::current();
+  const int64_t max_iterations = control != nullptr
+                                     ? control->limits().max_loop_iterations
+                                     : Limits().max_loop_iterations;
+  // Exporters write while-loops with a trip count of INT64_MAX and a
+  // condition, so a large count alone is no error: the iteration past the
+  // limit is.
   int64_t trips = 0;
   bool cond = bounds.cond;
   while (cond && (bounds.max_trips < 0 || trips < bounds.max_trips)) {
-    if (trips == kMaxLoopIterations) {
-      return ctx.error("ran {} iterations, the most a loop may run",
-                       kMaxLoopIterations);
+    if (trips == max_iterations) {
+      return limit_error(
+          LimitKind::kMaxLoopIterations,
+          fmt::format("{} ({})", ctx.node().label(),
+                      bounds.max_trips < 0
+                          ? std::string("no trip count")
+                          : fmt::format("trip count {}", bounds.max_trips)),
+          trips + 1, max_iterations);
     }
+    SEQRT_RETURN_IF_ERROR(check_iteration(ctx, trips));
     std::vector<Tensor> body_inputs = {Tensor::scalar<int64_t>(trips),
                                        Tensor::scalar<bool>(cond)};
     body_inputs.insert(body_inputs.end(), carried.begin(), carried.end());

@@ -225,6 +225,7 @@ Status run_scan(KernelContext& ctx) {
                         layout.output_directions[k] == 1);
   }
   for (int64_t t = 0; t < length; ++t) {
+    SEQRT_RETURN_IF_ERROR(check_iteration(ctx, t));
     std::vector<Tensor> body_inputs = states;
     for (size_t j = 0; j < layout.num_scan_inputs; ++j) {
       int64_t index = layout.input_directions[j] == 1 ? length - 1 - t : t;

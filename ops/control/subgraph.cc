@@ -84,6 +84,14 @@ Result<std::vector<Tensor>> run_body(const KernelContext& ctx,
         ctx.node().label(), attr);
   }
   Result<std::vector<Tensor>> outputs = ctx.run_subgraph()(body, inputs);
+  // A cancelled or timed-out run keeps a one-line message, naming the
+  // node of the enclosing graph rather than a node inside its body (the
+  // stop is sticky, so checking again gives the same code).
+  if (!outputs.is_ok() && is_stopped_run(outputs.status())) {
+    Status stopped = check_run_stop(
+        [&] { return fmt::format("in {} ('{}')", ctx.node().label(), attr); });
+    return stopped.is_ok() ? outputs.status() : stopped;
+  }
   if (!outputs.is_ok()) {
     return outputs.status().with_context(
         fmt::format("{}: in '{}'", ctx.node().label(), attr));
@@ -124,6 +132,12 @@ void store_slice(Tensor& out, int64_t axis, int64_t index,
   }
 }
 
+Status check_iteration(const OpContext& ctx, int64_t iteration) {
+  return check_run_stop([&] {
+    return fmt::format("in {} at iteration {}", ctx.node().label(), iteration);
+  });
+}
+
 Status ScanOutputStack::add(const OpContext& ctx, Tensor step) {
   if (!steps_.empty()) {
     const Tensor& first = steps_.front();
@@ -133,6 +147,26 @@ Status ScanOutputStack::add(const OpContext& ctx, Tensor step) {
           "{} gave {}{}",
           what_, dtype_name(first.dtype()), dims_to_string(first.dims()),
           steps_.size(), dtype_name(step.dtype()), dims_to_string(step.dims()));
+    }
+  }
+  if (const RunControl* control = RunControl::current()) {
+    std::vector<int64_t> stacked = step.dims();
+    SEQRT_ASSIGN_OR_RETURN(
+        int64_t axis,
+        normalize_axis(ctx, axis_, static_cast<int64_t>(stacked.size()) + 1));
+    stacked.insert(stacked.begin() + axis,
+                   static_cast<int64_t>(steps_.size()) + 1);
+    auto subject = [&] {
+      return fmt::format("{}: {} after {} steps", ctx.node().label(), what_,
+                         steps_.size() + 1);
+    };
+    SEQRT_RETURN_IF_ERROR(
+        control->check_allocation(step.dtype(), stacked, false, subject));
+    if (control->limits().memory_budget_bytes > 0) {
+      SEQRT_ASSIGN_OR_RETURN(
+          HeldBytes held,
+          control->hold(static_cast<int64_t>(step.byte_size()), subject));
+      held_.push_back(std::move(held));
     }
   }
   steps_.push_back(std::move(step));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/run_control.h"
 #include "ops/op_context.h"
 
 namespace seqrt {
@@ -55,6 +56,10 @@ Result<std::vector<Tensor>> run_body(const KernelContext& ctx,
                                      const std::string& attr, const Graph& body,
                                      const std::vector<Tensor>& inputs);
 
+// Between two iterations of a Loop or Scan: ok, or the run's cancel or
+// deadline error naming the node and the iteration about to start.
+Status check_iteration(const OpContext& ctx, int64_t iteration);
+
 // Element `index` of `x` along `axis`, that axis removed (a copy).
 Result<Tensor> slice_along(const Tensor& x, int64_t axis, int64_t index);
 
@@ -64,6 +69,9 @@ void store_slice(Tensor& out, int64_t axis, int64_t index, const Tensor& slice);
 
 // Collects per-step scan outputs that must all have one dtype and shape,
 // then stacks them along `axis`; `reverse` stores step t at length-1-t.
+// Each step is checked against the run's limits (graph/run_control.h) as
+// it comes: the stack so far as one tensor against the tensor limits, and
+// the steps held against the memory budget.
 class ScanOutputStack {
  public:
   ScanOutputStack(std::string what, int64_t axis, bool reverse)
@@ -81,6 +89,7 @@ class ScanOutputStack {
   int64_t axis_;
   bool reverse_;
   std::vector<Tensor> steps_;
+  std::vector<HeldBytes> held_;  // the steps' bytes, under a budget
 };
 
 }  // namespace seqrt

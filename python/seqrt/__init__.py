@@ -19,10 +19,10 @@ other ONNX runtime (through ONNX functions) can run. Importing `seqrt`
 does not import PyTorch.
 """
 
-from ._errors import (InternalError, InvalidArgumentError, InvalidModelError,
-                      IoError, LimitExceededError, ModelNotFoundError,
-                      NotFoundError, OutOfMemoryError, SeqrtError,
-                      UnsupportedError)
+from ._errors import (CancelledError, DeadlineExceededError, InternalError,
+                      InvalidArgumentError, InvalidModelError, IoError,
+                      LimitExceededError, ModelNotFoundError, NotFoundError,
+                      OutOfMemoryError, SeqrtError, UnsupportedError)
 
 _RUNTIME_NAMES = ("Session", "Stream", "StreamSnapshot", "NodeArg",
                   "available_backends")
@@ -53,5 +53,5 @@ except ImportError as _error:
 __all__ = list(_RUNTIME_NAMES) + [
     "SeqrtError", "InvalidArgumentError", "InvalidModelError",
     "NotFoundError", "ModelNotFoundError", "UnsupportedError",
-    "OutOfMemoryError", "LimitExceededError", "IoError", "InternalError",
-    "__version__"]
+    "OutOfMemoryError", "LimitExceededError", "IoError", "CancelledError",
+    "DeadlineExceededError", "InternalError", "__version__"]

@@ -40,6 +40,14 @@ class IoError(SeqrtError, OSError):
     """Reading or writing a file failed."""
 
 
+class CancelledError(SeqrtError, RuntimeError):
+    """The run was stopped by Session.cancel(); the session is usable."""
+
+
+class DeadlineExceededError(SeqrtError, TimeoutError):
+    """The run passed its timeout; the session is usable."""
+
+
 class InternalError(SeqrtError, RuntimeError):
     """A bug in seqrt: please report it with the message."""
 
@@ -47,4 +55,4 @@ class InternalError(SeqrtError, RuntimeError):
 __all__ = ["SeqrtError", "InvalidArgumentError", "InvalidModelError",
            "NotFoundError", "ModelNotFoundError", "UnsupportedError",
            "OutOfMemoryError", "LimitExceededError", "IoError",
-           "InternalError"]
+           "CancelledError", "DeadlineExceededError", "InternalError"]

@@ -22,6 +22,10 @@ const char* class_name(StatusCode code) {
       return "LimitExceededError";
     case StatusCode::kIoError:
       return "IoError";
+    case StatusCode::kCancelled:
+      return "CancelledError";
+    case StatusCode::kDeadlineExceeded:
+      return "DeadlineExceededError";
     case StatusCode::kOk:
     case StatusCode::kInternal:
       break;

@@ -106,15 +106,16 @@ std::shared_ptr<Session> load_session(
 }
 
 py::list run_session(const Session& session, const py::object& output_names,
-                     const py::object& feeds) {
+                     const py::object& feeds, const py::object& timeout) {
   const Graph& graph = session.graph();
   std::vector<std::string> names =
       select_outputs(output_names, python::output_names(graph), {}, graph.name);
   std::map<std::string, Tensor> inputs = tensors_from_feeds(feeds);
+  const SessionRunOptions run_options = run_options_from(timeout);
   std::optional<Result<std::map<std::string, Tensor>>> outputs;
   {
     py::gil_scoped_release release;
-    outputs.emplace(session.run(std::move(inputs)));
+    outputs.emplace(session.run(std::move(inputs), run_options));
   }
   return arrays_from_outputs(unwrap(std::move(*outputs)), names);
 }
@@ -135,6 +136,20 @@ std::string node_arg_repr(const NodeArg& arg) {
 }
 
 }  // namespace
+
+SessionRunOptions run_options_from(py::handle timeout) {
+  SessionRunOptions run_options;
+  if (timeout.is_none()) return run_options;
+  const double seconds = timeout.cast<double>();
+  if (!(seconds > 0) || seconds > 1e9) {
+    raise_status(invalid_argument(
+        "timeout must be a number of seconds > 0 (or None), got {}", seconds));
+  }
+  // At least 1 ms: 0 would mean no deadline.
+  run_options.timeout_ms =
+      std::max<int64_t>(1, static_cast<int64_t>(seconds * 1000.0));
+  return run_options;
+}
 
 std::map<std::string, Tensor> tensors_from_feeds(py::handle feeds) {
   if (!py::hasattr(feeds, "items")) {
@@ -238,10 +253,19 @@ void bind_session(py::module_& module) {
            "file must not be truncated or rewritten while the session lives); "
            "mmap=False reads it into memory, so the file may change.")
       .def("run", &run_session, py::arg("output_names"), py::arg("feeds"),
+           py::arg("timeout") = py::none(),
            "Runs the model on `feeds` (input name -> array) and returns the "
            "outputs named in `output_names` (None: all, in graph order) as a "
            "list of arrays. Unfed state inputs start from their initial "
-           "value. Releases the GIL: several threads may run one Session.")
+           "value. Releases the GIL: several threads may run one Session. "
+           "`timeout` (seconds) bounds the run: past it the run raises "
+           "DeadlineExceededError, and the session stays usable.")
+      .def(
+          "cancel", [](const Session& s) { s.cancel(); },
+          "Stops every run in flight on this session (run() and Stream "
+          "steps, from other threads): each raises CancelledError and "
+          "leaves the session and a stream's state as before it. Runs "
+          "started afterwards are not affected.")
       .def(
           "get_inputs",
           [](const Session& s) {

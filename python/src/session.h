@@ -18,6 +18,9 @@ void bind_session(pybind11::module_& module);
 // `feeds`, a mapping of graph input name to array, as tensors.
 std::map<std::string, Tensor> tensors_from_feeds(pybind11::handle feeds);
 
+// A run's options from a `timeout` argument: None, or seconds > 0.
+SessionRunOptions run_options_from(pybind11::handle timeout);
+
 // The outputs `requested` names (None: every name of `available`, in its
 // order). A name outside `available` raises InvalidArgumentError listing
 // them; one of `held` (a Stream's state outputs) says the Stream keeps it.

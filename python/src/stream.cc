@@ -49,15 +49,17 @@ class PyStream {
 
   std::shared_ptr<Session> session() const { return session_; }
 
-  py::list run(const py::object& feeds, const py::object& output_names) {
+  py::list run(const py::object& feeds, const py::object& output_names,
+               const py::object& timeout) {
     std::vector<std::string> names = select_outputs(
         output_names, returned_, state_outputs_, session_->graph().name);
     std::map<std::string, Tensor> inputs = tensors_from_feeds(feeds);
+    const SessionRunOptions run_options = run_options_from(timeout);
     std::optional<Result<std::map<std::string, Tensor>>> outputs;
     {
       py::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex_);
-      outputs.emplace(stream_.run(inputs));
+      outputs.emplace(stream_.run(inputs, run_options));
       inputs.clear();  // the feeds' views go while the GIL is free
     }
     return arrays_from_outputs(unwrap(std::move(*outputs)), names);
@@ -119,7 +121,10 @@ void bind_stream(py::module_& module) {
       "Runs the session on `feeds` plus the held state and keeps the new "
       "state. Returns the outputs that are not state, named in "
       "`output_names` (None: all, in graph order), as a list of arrays. A "
-      "state input in `feeds` replaces the held state for this run.";
+      "state input in `feeds` replaces the held state for this run. "
+      "`timeout` (seconds) bounds the step; a step that fails (timed out, "
+      "cancelled by session.cancel(), bad feeds) leaves the state as it "
+      "was.";
   py::class_<PyStream>(
       module, "Stream",
       "The state of one sequence on a Session whose model has state pairs "
@@ -131,9 +136,11 @@ void bind_stream(py::module_& module) {
       .def(py::init<std::shared_ptr<Session>>(), py::arg("session"))
       .def_property_readonly("session", &PyStream::session)
       .def("prefill", &PyStream::run, py::arg("feeds"),
-           py::arg("output_names") = py::none(), run_doc)
+           py::arg("output_names") = py::none(),
+           py::arg("timeout") = py::none(), run_doc)
       .def("step", &PyStream::run, py::arg("feeds"),
-           py::arg("output_names") = py::none(), run_doc)
+           py::arg("output_names") = py::none(),
+           py::arg("timeout") = py::none(), run_doc)
       .def("snapshot", &PyStream::snapshot,
            "The current state, to restore() later. Cheap: it shares the "
            "tensors (the next run then copies the state it replaces).")

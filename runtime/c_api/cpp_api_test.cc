@@ -2,9 +2,11 @@
 // with the C status, and give the C API's results.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/c_api/testing/test_models.h"
@@ -96,6 +98,41 @@ TEST(CppApi, StreamMatchesTheWholeRun) {
   seqrt::MemoryPlanSizes plan = session.memory_plan({{"seq", 8}});
   EXPECT_LE(plan.peak_arena_bytes, plan.naive_bytes);
   EXPECT_FALSE(session.backend_name().empty());
+}
+
+TEST(CppApiRunControl, ErrorsCarryTheCodes) {
+  const std::vector<uint8_t> bytes = loop_model_bytes();
+  seqrt::Model model = seqrt::Model::load_memory(bytes.data(), bytes.size());
+  seqrt::SessionOptions options;
+  options.limit(SEQRT_LIMIT_MAX_LOOP_ITERATIONS, kLoopHugeTrips)
+      .run_timeout_ms(100);
+  seqrt::Session session(model, options);
+  seqrt::Tensor m = seqrt::Tensor::from_vector<int64_t>({}, {kLoopHugeTrips});
+  seqrt::Tensor v0 = seqrt::Tensor::from_vector<float>({2}, {0, 0});
+  try {
+    session.run({{"m", m}, {"v0", v0}}, {"v_final"});
+    ADD_FAILURE() << "the run did not time out";
+  } catch (const seqrt::Error& error) {
+    EXPECT_EQ(error.code(), SEQRT_DEADLINE_EXCEEDED) << error.what();
+  }
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    session.cancel();
+  });
+  try {
+    session.run({{"m", m}, {"v0", v0}}, {"v_final"});
+    ADD_FAILURE() << "the run was not stopped";
+  } catch (const seqrt::Error& error) {
+    // The cancel, or the deadline should the thread start late.
+    EXPECT_TRUE(error.code() == SEQRT_CANCELLED ||
+                error.code() == SEQRT_DEADLINE_EXCEEDED)
+        << error.what();
+  }
+  canceller.join();
+  seqrt::Tensor few = seqrt::Tensor::from_vector<int64_t>({}, {4});
+  std::vector<seqrt::Tensor> out =
+      session.run({{"m", few}, {"v0", v0}}, {"v_final"});
+  EXPECT_EQ(out.size(), 1u);
 }
 
 }  // namespace

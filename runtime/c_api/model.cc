@@ -2,6 +2,7 @@
 // and reading what it declares: inputs, outputs, state pairs, metadata.
 #include <cstring>
 
+#include "graph/run_control.h"
 #include "importers/native/reader.h"
 #include "importers/onnx/importer.h"
 #include "ops/infer_graph.h"
@@ -95,6 +96,10 @@ seqrt_status seqrt_model_load_file(const char* path, seqrt_model** out) {
   return guarded(__func__, [&] {
     SEQRT_RETURN_IF_ERROR(require(path, "path"));
     SEQRT_RETURN_IF_ERROR(require(out, "out"));
+    // The default tensor limits hold for the weights the file declares
+    // (a session's own limits are checked again when it is created).
+    seqrt::RunControl control{seqrt::Limits()};
+    seqrt::RunControl::Scope scope(&control);
     SEQRT_ASSIGN_OR_RETURN(seqrt::Graph graph, seqrt::load_model(path));
     return seqrt::c_api::hand_out_model(std::move(graph), out);
   });
@@ -125,6 +130,8 @@ seqrt_status seqrt_model_load_memory(const void* data, size_t size,
     SEQRT_RETURN_IF_ERROR(require(data, "data"));
     SEQRT_RETURN_IF_ERROR(require(out, "out"));
     if (size == 0) return seqrt::invalid_argument("the model buffer is empty");
+    seqrt::RunControl control{seqrt::Limits()};  // as seqrt_model_load_file
+    seqrt::RunControl::Scope scope(&control);
     SEQRT_ASSIGN_OR_RETURN(seqrt::Graph graph,
                            seqrt::c_api::read_memory(data, size));
     return seqrt::c_api::hand_out_model(std::move(graph), out);

@@ -162,7 +162,9 @@ seqrt_status seqrt_session_options_set_optimize(seqrt_session_options* options,
 static_assert(static_cast<int>(seqrt::LimitKind::kMaxTensorBytes) ==
                       SEQRT_LIMIT_MAX_TENSOR_BYTES &&
                   static_cast<int>(seqrt::LimitKind::kMemoryBudgetBytes) ==
-                      SEQRT_LIMIT_MEMORY_BUDGET,
+                      SEQRT_LIMIT_MEMORY_BUDGET &&
+                  static_cast<int>(seqrt::LimitKind::kRunTimeoutMs) ==
+                      SEQRT_LIMIT_RUN_TIMEOUT_MS,
               "seqrt_limit follows seqrt::LimitKind");
 
 seqrt_status seqrt_session_options_set_limit(seqrt_session_options* options,
@@ -171,7 +173,7 @@ seqrt_status seqrt_session_options_set_limit(seqrt_session_options* options,
     SEQRT_RETURN_IF_ERROR(require(options, "options"));
     const int kind = seqrt::c_api::c_enum_value(limit);
     if (kind < SEQRT_LIMIT_MAX_TENSOR_BYTES ||
-        kind > SEQRT_LIMIT_MEMORY_BUDGET) {
+        kind > SEQRT_LIMIT_RUN_TIMEOUT_MS) {
       return seqrt::invalid_argument("unknown limit {}", kind);
     }
     // The C enum follows seqrt::LimitKind's order.
@@ -203,6 +205,14 @@ seqrt_status seqrt_session_run(const seqrt_session* session,
   return guarded(__func__, [&] {
     return seqrt::c_api::run_session(session, input_names, inputs, input_count,
                                      output_names, outputs, output_count);
+  });
+}
+
+seqrt_status seqrt_session_cancel(const seqrt_session* session) {
+  return guarded(__func__, [&] {
+    SEQRT_RETURN_IF_ERROR(require(session, "session"));
+    session->session->cancel();
+    return Status::ok();
   });
 }
 

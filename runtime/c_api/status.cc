@@ -33,6 +33,10 @@ seqrt_status to_c_status(StatusCode code) {
       return SEQRT_INTERNAL;
     case StatusCode::kNoDevice:  // the C API keeps its codes: unsupported here
       return SEQRT_UNSUPPORTED;
+    case StatusCode::kCancelled:
+      return SEQRT_CANCELLED;
+    case StatusCode::kDeadlineExceeded:
+      return SEQRT_DEADLINE_EXCEEDED;
   }
   return SEQRT_INTERNAL;
 }
@@ -135,6 +139,10 @@ const char* seqrt_status_name(seqrt_status status) {
       return "I/O error";
     case SEQRT_INTERNAL:
       return "internal error";
+    case SEQRT_CANCELLED:
+      return "cancelled";
+    case SEQRT_DEADLINE_EXCEEDED:
+      return "deadline exceeded";
   }
   return "unknown status";
 }

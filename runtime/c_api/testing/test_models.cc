@@ -53,6 +53,34 @@ std::vector<uint8_t> retention_model_bytes() {
   return bytes.is_ok() ? std::move(bytes).value() : std::vector<uint8_t>{};
 }
 
+std::vector<uint8_t> loop_model_bytes() {
+  seqrt::GraphBuilder body("body");
+  body.input("i", seqrt::DType::kI64, seqrt::Shape{});
+  seqrt::ValueId cond =
+      body.input("cond_in", seqrt::DType::kBool, seqrt::Shape{});
+  seqrt::ValueId v = body.input("v", seqrt::DType::kF32, seqrt::Shape{2});
+  seqrt::ValueId one = body.constant("one", seqrt::Tensor::scalar<float>(1.0f));
+  body.output(body.add("Identity", {cond}), "cond_out");
+  body.output(body.add("Add", {v, one}), "v_next");
+  auto built_body = std::move(body).build();
+  EXPECT_TRUE(built_body.is_ok()) << built_body.status().to_string();
+  seqrt::GraphBuilder b("loop");
+  seqrt::ValueId m = b.input("m", seqrt::DType::kI64, seqrt::Shape{});
+  seqrt::ValueId v0 = b.input("v0", seqrt::DType::kF32, seqrt::Shape{2});
+  seqrt::NodeOptions options;
+  options.name = "loop0";
+  auto outs = b.add_node(
+      "Loop", {m, seqrt::kNoValue, v0},
+      {{"body", std::make_shared<seqrt::Graph>(std::move(built_body).value())}},
+      1, options);
+  b.output(outs[0], "v_final");
+  auto graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  auto bytes = seqrt::write_seqrt_buffer(*graph);
+  EXPECT_TRUE(bytes.is_ok()) << bytes.status().to_string();
+  return bytes.is_ok() ? *bytes : std::vector<uint8_t>();
+}
+
 std::string onnx_relu_model_bytes() {
   namespace ot = seqrt::onnx_test;
   onnx::ModelProto model = ot::make_model(17);

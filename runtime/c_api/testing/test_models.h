@@ -22,6 +22,11 @@ inline constexpr int64_t kHeads = 2, kDim = 4;
 // metadata producer = "c_api_test": 5 ops.
 std::vector<uint8_t> retention_model_bytes();
 
+// A .seqrt file of v_final = Loop "loop0" of trip count m (i64 scalar)
+// over v0 (f32, 2 values), adding 1 each iteration.
+std::vector<uint8_t> loop_model_bytes();
+inline constexpr int64_t kLoopHugeTrips = int64_t{1} << 62;
+
 // A serialized ONNX ModelProto (opset 17): y = Relu(x), x f32 (2, n).
 std::string onnx_relu_model_bytes();
 
