@@ -143,6 +143,9 @@ Status generate(const GenerateOptions& options) {
                          Session::create(std::move(graph), session_options));
   progress.finish();
   Stream stream(*session);
+  // A failed step ends the command, so the state need not survive one:
+  // update the KV cache in place instead of copying it every step.
+  stream.set_update_state_in_place(true);
 
   print_text(text);
   Clock::time_point start = Clock::now();
