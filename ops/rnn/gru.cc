@@ -59,17 +59,8 @@ Status run(KernelContext& ctx) {
 }  // namespace
 
 void register_gru(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "GRU";
-  s.doc = "gated recurrent unit over a sequence";
-  s.inputs = {{"X"},
-              {"W"},
-              {"R"},
-              {"B", true},
-              {"sequence_lens", true},
-              {"initial_h", true}};
-  s.outputs = {{"Y", true}, {"Y_h", true}};
-  s.attrs = rnn_common_attrs();
+  OpSchema s =
+      rnn_schema("GRU", "gated recurrent unit over a sequence", RnnKind::kGru);
   s.attrs.push_back(
       {"linear_before_reset", AttrType::kInt, Attribute(int64_t{0})});
   s.infer = infer;

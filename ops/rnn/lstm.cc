@@ -60,19 +60,9 @@ Status run(KernelContext& ctx) {
 }  // namespace
 
 void register_lstm(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "LSTM";
-  s.doc = "long short-term memory over a sequence, with optional peepholes";
-  s.inputs = {{"X"},
-              {"W"},
-              {"R"},
-              {"B", true},
-              {"sequence_lens", true},
-              {"initial_h", true},
-              {"initial_c", true},
-              {"P", true}};
-  s.outputs = {{"Y", true}, {"Y_h", true}, {"Y_c", true}};
-  s.attrs = rnn_common_attrs();
+  OpSchema s = rnn_schema(
+      "LSTM", "long short-term memory over a sequence, with optional peepholes",
+      RnnKind::kLstm);
   s.attrs.push_back({"input_forget", AttrType::kInt, Attribute(int64_t{0})});
   s.infer = infer;
   s.reference = run;

@@ -35,17 +35,9 @@ Status run(KernelContext& ctx) {
 }  // namespace
 
 void register_rnn(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "RNN";
-  s.doc = "simple recurrence H = f(X·Wᵀ + H·Rᵀ + b) over a sequence";
-  s.inputs = {{"X"},
-              {"W"},
-              {"R"},
-              {"B", true},
-              {"sequence_lens", true},
-              {"initial_h", true}};
-  s.outputs = {{"Y", true}, {"Y_h", true}};
-  s.attrs = rnn_common_attrs();
+  OpSchema s = rnn_schema(
+      "RNN", "simple recurrence H = f(X·Wᵀ + H·Rᵀ + b) over a sequence",
+      RnnKind::kRnn);
   s.infer = infer;
   s.reference = run;
   register_or_die(registry, std::move(s));

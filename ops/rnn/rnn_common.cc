@@ -442,4 +442,24 @@ std::vector<AttrSpec> rnn_common_attrs() {
   };
 }
 
+OpSchema rnn_schema(const char* name, const char* doc, RnnKind kind) {
+  OpSchema s;
+  s.name = name;
+  s.doc = doc;
+  s.inputs = {{"X"},
+              {"W"},
+              {"R"},
+              {"B", true},
+              {"sequence_lens", true},
+              {"initial_h", true}};
+  s.outputs = {{"Y", true}, {"Y_h", true}};
+  if (kind == RnnKind::kLstm) {
+    s.inputs.push_back({"initial_c", true});
+    s.inputs.push_back({"P", true});
+    s.outputs.push_back({"Y_c", true});
+  }
+  s.attrs = rnn_common_attrs();
+  return s;
+}
+
 }  // namespace seqrt

@@ -163,4 +163,9 @@ inline double rnn_clip(const RnnConfig& c, double x) {
 // The attributes every recurrent op has (LSTM and GRU add one each).
 std::vector<AttrSpec> rnn_common_attrs();
 
+// The schema the three ops share: inputs X, W, R, B, sequence_lens,
+// initial_h (LSTM: + initial_c, P), outputs Y, Y_h (LSTM: + Y_c), the
+// common attributes; each op adds its own attributes and functions.
+OpSchema rnn_schema(const char* name, const char* doc, RnnKind kind);
+
 }  // namespace seqrt

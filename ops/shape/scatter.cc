@@ -40,9 +40,26 @@ Status check_integer_indices(const OpContext& ctx, const Tensor& indices) {
 
 }  // namespace
 
-Result<ScatterNdPlan> plan_scatter_nd(const OpContext& ctx, const Tensor& data,
-                                      const Tensor& indices,
-                                      const Tensor& updates) {
+Status check_scatter_types(const InferContext& ctx) {
+  SEQRT_RETURN_IF_ERROR(scatter_reduction(ctx).status());
+  if (!is_integer(ctx.input_dtype(1))) {
+    return ctx.error("indices must be integers, got {}",
+                     dtype_name(ctx.input_dtype(1)));
+  }
+  if (ctx.input_dtype(2) != ctx.input_dtype(0)) {
+    return ctx.error("updates are {} but data is {}",
+                     dtype_name(ctx.input_dtype(2)),
+                     dtype_name(ctx.input_dtype(0)));
+  }
+  return Status::ok();
+}
+
+Result<ScatterPlan> plan_scatter_nd(const KernelContext& ctx) {
+  const Tensor& data = *ctx.input(0);
+  const Tensor& indices = *ctx.input(1);
+  const Tensor& updates = *ctx.input(2);
+  ScatterPlan plan;
+  SEQRT_ASSIGN_OR_RETURN(plan.reduction, scatter_reduction(ctx));
   SEQRT_RETURN_IF_ERROR(check_integer_indices(ctx, indices));
   const size_t r = data.rank();
   const size_t q = indices.rank();
@@ -69,7 +86,6 @@ Result<ScatterNdPlan> plan_scatter_nd(const OpContext& ctx, const Tensor& data,
                      dtype_name(updates.dtype()), dtype_name(data.dtype()));
   }
   const std::vector<int64_t> strides = strides_of(data.dims());
-  ScatterNdPlan plan;
   plan.slice = k == static_cast<int64_t>(r) ? 1 : strides[k - 1];
   const int64_t count = indices.num_elements() / k;
   plan.offsets.resize(static_cast<size_t>(count));
@@ -86,11 +102,16 @@ Result<ScatterNdPlan> plan_scatter_nd(const OpContext& ctx, const Tensor& data,
   return plan;
 }
 
-Result<std::vector<int64_t>> plan_scatter_elements(const OpContext& ctx,
-                                                   const Tensor& data,
-                                                   const Tensor& indices,
-                                                   const Tensor& updates,
-                                                   int64_t axis) {
+Result<ScatterPlan> plan_scatter_elements(const KernelContext& ctx) {
+  const Tensor& data = *ctx.input(0);
+  const Tensor& indices = *ctx.input(1);
+  const Tensor& updates = *ctx.input(2);
+  if (data.rank() == 0) return ctx.error("data must have rank >= 1");
+  ScatterPlan plan;
+  SEQRT_ASSIGN_OR_RETURN(plan.reduction, scatter_reduction(ctx));
+  SEQRT_ASSIGN_OR_RETURN(int64_t axis,
+                         normalize_axis(ctx, ctx.attr_int("axis"),
+                                        static_cast<int64_t>(data.rank())));
   SEQRT_RETURN_IF_ERROR(check_integer_indices(ctx, indices));
   bool fits = data.rank() == indices.rank() && updates.dims() == indices.dims();
   for (size_t d = 0; fits && d < data.rank(); ++d) {
@@ -108,7 +129,8 @@ Result<std::vector<int64_t>> plan_scatter_elements(const OpContext& ctx,
                      dtype_name(updates.dtype()), dtype_name(data.dtype()));
   }
   const std::vector<int64_t> strides = strides_of(data.dims());
-  std::vector<int64_t> offsets(static_cast<size_t>(indices.num_elements()));
+  std::vector<int64_t>& offsets = plan.offsets;
+  offsets.resize(static_cast<size_t>(indices.num_elements()));
   int64_t i = 0;
   for (CoordinateCounter c(indices.dims()); !c.done(); c.next(), ++i) {
     int64_t offset = 0;
@@ -122,12 +144,14 @@ Result<std::vector<int64_t>> plan_scatter_elements(const OpContext& ctx,
     }
     offsets[static_cast<size_t>(i)] = offset;
   }
-  return offsets;
+  return plan;
 }
 
-Status scatter_reference(const OpContext& ctx, ScatterReduction reduction,
-                         const std::vector<int64_t>& offsets, int64_t slice,
+Status scatter_reference(const OpContext& ctx, const ScatterPlan& plan,
                          const Tensor& updates, Tensor& out) {
+  const ScatterReduction reduction = plan.reduction;
+  const std::vector<int64_t>& offsets = plan.offsets;
+  const int64_t slice = plan.slice;
   const DType dtype = out.dtype();
   if (reduction != ScatterReduction::kNone && dtype == DType::kBool) {
     return ctx.error("reduction needs numbers, not bool");
@@ -152,6 +176,14 @@ Status scatter_reference(const OpContext& ctx, ScatterReduction reduction,
     }
   }
   return Status::ok();
+}
+
+Status run_scatter_reference(KernelContext& ctx, const ScatterPlan& plan) {
+  const Tensor& data = *ctx.input(0);
+  SEQRT_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocate_output(0, data.dtype(), data.dims()));
+  copy_elements(data, 0, *out, 0, data.num_elements());
+  return scatter_reference(ctx, plan, *ctx.input(2), *out);
 }
 
 }  // namespace seqrt

@@ -19,22 +19,21 @@ enum class ScatterReduction { kNone, kAdd, kMul, kMax, kMin };
 // The node's `reduction` ("none", "add", "mul", "max", "min").
 Result<ScatterReduction> scatter_reduction(const OpContext& ctx);
 
-// ScatterND: updates slice u (of `slice` elements, row-major over
-// indices.shape[:-1]) goes to data elements [offsets[u], offsets[u] + slice).
-struct ScatterNdPlan {
+// Inference checks both ops share: the reduction is known, indices are
+// integers and updates have data's dtype.
+Status check_scatter_types(const InferContext& ctx);
+
+// Where a node's updates go, checked: update slice u (of `slice` elements,
+// row-major over the updates) combines into data elements [offsets[u],
+// offsets[u] + slice). ScatterND's slices are data.shape[k:] for indices'
+// last dim k; ScatterElements' are single elements (slice 1).
+struct ScatterPlan {
+  ScatterReduction reduction = ScatterReduction::kNone;
   std::vector<int64_t> offsets;
   int64_t slice = 1;
 };
-Result<ScatterNdPlan> plan_scatter_nd(const OpContext& ctx, const Tensor& data,
-                                      const Tensor& indices,
-                                      const Tensor& updates);
-
-// ScatterElements: update element i goes to data element offsets[i].
-Result<std::vector<int64_t>> plan_scatter_elements(const OpContext& ctx,
-                                                   const Tensor& data,
-                                                   const Tensor& indices,
-                                                   const Tensor& updates,
-                                                   int64_t axis);
+Result<ScatterPlan> plan_scatter_nd(const KernelContext& ctx);
+Result<ScatterPlan> plan_scatter_elements(const KernelContext& ctx);
 
 // `current` combined with `update` under `reduction` (kNone: the update).
 // Integer sums and products wrap, as in C on unsigned types.
@@ -61,8 +60,11 @@ T scatter_combine(ScatterReduction reduction, T current, T update) {
 // The reference arithmetic: out[offsets[i] + j] = combine(out[...],
 // updates[i * slice + j]) in double for floats, int64 for integers; in
 // order, so the last of duplicate indices wins under kNone.
-Status scatter_reference(const OpContext& ctx, ScatterReduction reduction,
-                         const std::vector<int64_t>& offsets, int64_t slice,
+Status scatter_reference(const OpContext& ctx, const ScatterPlan& plan,
                          const Tensor& updates, Tensor& out);
+
+// The reference kernel of either op given its plan: out = data, then the
+// updates applied by scatter_reference.
+Status run_scatter_reference(KernelContext& ctx, const ScatterPlan& plan);
 
 }  // namespace seqrt

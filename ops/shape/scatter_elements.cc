@@ -13,16 +13,8 @@ namespace seqrt {
 namespace {
 
 Status infer_scatter_elements(InferContext& ctx) {
-  SEQRT_RETURN_IF_ERROR(scatter_reduction(ctx).status());
+  SEQRT_RETURN_IF_ERROR(check_scatter_types(ctx));
   const DType dtype = ctx.input_dtype(0);
-  if (!is_integer(ctx.input_dtype(1))) {
-    return ctx.error("indices must be integers, got {}",
-                     dtype_name(ctx.input_dtype(1)));
-  }
-  if (ctx.input_dtype(2) != dtype) {
-    return ctx.error("updates are {} but data is {}",
-                     dtype_name(ctx.input_dtype(2)), dtype_name(dtype));
-  }
   const std::optional<Shape>& data = ctx.input_shape(0);
   const std::optional<Shape>& indices = ctx.input_shape(1);
   if (data) {
@@ -40,21 +32,8 @@ Status infer_scatter_elements(InferContext& ctx) {
 }
 
 Status run_scatter_elements(KernelContext& ctx) {
-  const Tensor& data = *ctx.input(0);
-  const Tensor& indices = *ctx.input(1);
-  const Tensor& updates = *ctx.input(2);
-  if (data.rank() == 0) return ctx.error("data must have rank >= 1");
-  SEQRT_ASSIGN_OR_RETURN(ScatterReduction reduction, scatter_reduction(ctx));
-  SEQRT_ASSIGN_OR_RETURN(int64_t axis,
-                         normalize_axis(ctx, ctx.attr_int("axis"),
-                                        static_cast<int64_t>(data.rank())));
-  SEQRT_ASSIGN_OR_RETURN(
-      std::vector<int64_t> offsets,
-      plan_scatter_elements(ctx, data, indices, updates, axis));
-  SEQRT_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocate_output(0, data.dtype(), data.dims()));
-  copy_elements(data, 0, *out, 0, data.num_elements());
-  return scatter_reference(ctx, reduction, offsets, 1, updates, *out);
+  SEQRT_ASSIGN_OR_RETURN(ScatterPlan plan, plan_scatter_elements(ctx));
+  return run_scatter_reference(ctx, plan);
 }
 
 }  // namespace

@@ -34,14 +34,19 @@ void reduce_typed(ScatterReduction reduction,
   }
 }
 
-Status scatter(const KernelContext& ctx, ScatterReduction reduction,
-               const std::vector<int64_t>& offsets, int64_t slice,
-               const Tensor& updates, Tensor& out) {
-  const DType dtype = out.dtype();
-  if (reduction == ScatterReduction::kNone) {
-    const size_t element = dtype_size(dtype);
+// out = data with the plan's updates applied.
+Status run_scatter(KernelContext& ctx, const ScatterPlan& plan) {
+  const Tensor& data = *ctx.input(0);
+  const Tensor& updates = *ctx.input(2);
+  SEQRT_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocate_output(0, data.dtype(), data.dims()));
+  copy_bytes(data, *out);
+  const std::vector<int64_t>& offsets = plan.offsets;
+  const int64_t slice = plan.slice;
+  if (plan.reduction == ScatterReduction::kNone) {
+    const size_t element = dtype_size(data.dtype());
     const auto* src = static_cast<const uint8_t*>(updates.data());
-    auto* dst = static_cast<uint8_t*>(out.mutable_data());
+    auto* dst = static_cast<uint8_t*>(out->mutable_data());
     const size_t bytes = static_cast<size_t>(slice) * element;
     for (size_t u = 0; u < offsets.size(); ++u) {
       std::memcpy(dst + static_cast<size_t>(offsets[u]) * element,
@@ -49,48 +54,29 @@ Status scatter(const KernelContext& ctx, ScatterReduction reduction,
     }
     return Status::ok();
   }
-  switch (dtype) {
+  switch (data.dtype()) {
     case DType::kF32:
-      reduce_typed<float>(reduction, offsets, slice, updates, out);
+      reduce_typed<float>(plan.reduction, offsets, slice, updates, *out);
       return Status::ok();
     case DType::kI32:
-      reduce_typed<int32_t>(reduction, offsets, slice, updates, out);
+      reduce_typed<int32_t>(plan.reduction, offsets, slice, updates, *out);
       return Status::ok();
     case DType::kI64:
-      reduce_typed<int64_t>(reduction, offsets, slice, updates, out);
+      reduce_typed<int64_t>(plan.reduction, offsets, slice, updates, *out);
       return Status::ok();
     default:
-      return scatter_reference(ctx, reduction, offsets, slice, updates, out);
+      return scatter_reference(ctx, plan, updates, *out);
   }
 }
 
 Status run_scatter_nd(KernelContext& ctx) {
-  const Tensor& data = *ctx.input(0);
-  const Tensor& updates = *ctx.input(2);
-  SEQRT_ASSIGN_OR_RETURN(ScatterReduction reduction, scatter_reduction(ctx));
-  SEQRT_ASSIGN_OR_RETURN(ScatterNdPlan plan,
-                         plan_scatter_nd(ctx, data, *ctx.input(1), updates));
-  SEQRT_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocate_output(0, data.dtype(), data.dims()));
-  copy_bytes(data, *out);
-  return scatter(ctx, reduction, plan.offsets, plan.slice, updates, *out);
+  SEQRT_ASSIGN_OR_RETURN(ScatterPlan plan, plan_scatter_nd(ctx));
+  return run_scatter(ctx, plan);
 }
 
 Status run_scatter_elements(KernelContext& ctx) {
-  const Tensor& data = *ctx.input(0);
-  const Tensor& updates = *ctx.input(2);
-  if (data.rank() == 0) return ctx.error("data must have rank >= 1");
-  SEQRT_ASSIGN_OR_RETURN(ScatterReduction reduction, scatter_reduction(ctx));
-  SEQRT_ASSIGN_OR_RETURN(int64_t axis,
-                         normalize_axis(ctx, ctx.attr_int("axis"),
-                                        static_cast<int64_t>(data.rank())));
-  SEQRT_ASSIGN_OR_RETURN(
-      std::vector<int64_t> offsets,
-      plan_scatter_elements(ctx, data, *ctx.input(1), updates, axis));
-  SEQRT_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocate_output(0, data.dtype(), data.dims()));
-  copy_bytes(data, *out);
-  return scatter(ctx, reduction, offsets, 1, updates, *out);
+  SEQRT_ASSIGN_OR_RETURN(ScatterPlan plan, plan_scatter_elements(ctx));
+  return run_scatter(ctx, plan);
 }
 
 }  // namespace
