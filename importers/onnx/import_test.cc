@@ -214,6 +214,16 @@ TEST(onnx_import, OldOpsetsAreConverted) {
   EXPECT_TRUE(
       outputs["y"].same_as(Tensor::from_vector<float>({1, 3}, {2, 3, 4})));
 
+  // The converter crashes on a name nothing defines (found by fuzzing):
+  // such a model is refused before it reaches it.
+  onnx::ModelProto dangling = model;
+  dangling.mutable_graph()->mutable_output(0)->set_name("nowhere");
+  Result<Graph> refused = import_model(dangling);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("reads a name that no input"),
+            std::string::npos)
+      << refused.status().message();
+
   model.mutable_graph()->mutable_node(0)->set_op_type("NoSuchOp");
   Result<Graph> failed = import_model(model);
   ASSERT_FALSE(failed.is_ok());
