@@ -347,7 +347,8 @@ class GraphConverter {
       return false;
     }
     const OpSchema* schema = ctx_.registry->find("", "Constant");
-    if (schema == nullptr) return false;
+    // The kernel trusts what check_node checks (attribute types).
+    if (schema == nullptr || !check_node(node, *schema).is_ok()) return false;
     KernelContext kernel(node, *schema, {});
     if (!schema->reference(kernel).is_ok() || kernel.outputs().size() != 1) {
       return false;

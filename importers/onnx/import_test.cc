@@ -175,6 +175,22 @@ TEST(onnx_import, AnEmptyTypeIsLeftToInference) {
             std::string::npos);
 }
 
+// A Constant node becomes a constant only once its attributes check out
+// (a 'value' of the wrong type crashed the kernel, found by fuzzing); else
+// it stays a node and fails with the op's own error.
+TEST(onnx_import, AConstantWithABadAttributeIsRefusedCleanly) {
+  onnx::ModelProto model = make_model(17);
+  auto& g = *model.mutable_graph();
+  onnx::NodeProto& node = add_node(g, "Constant", {}, {"c"}, "c0");
+  set_int_attr(node, "value", 3);  // must be a tensor
+  add_output(g, "c", TensorProto::FLOAT, {});
+  Result<Graph> graph = import_model(model);
+  ASSERT_FALSE(graph.is_ok());
+  EXPECT_NE(graph.status().message().find("[Constant] node 'c0'"),
+            std::string::npos)
+      << graph.status().message();
+}
+
 TEST(onnx_import, UnsupportedOpsAreListedTogether) {
   onnx::ModelProto model = make_model(17);
   auto* custom = model.add_opset_import();
