@@ -67,7 +67,11 @@ python_tests() {
   SEQRT_BUILD_DIR="$root/build/dev" "$venv/bin/pip" install --quiet \
     --disable-pip-version-check --no-build-isolation --no-deps ./python
   SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests tests/zoo
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+  # A session of its own: both folders have a conftest.py, and one pytest
+  # session imports only the first as the module 'conftest'.
+  SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/zoo
 }
 
 stage deps scripts/install-deps.sh
