@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <string>
 #include <vector>
@@ -175,6 +176,16 @@ Status run_model(const RunOptions& options) {
       "time: load {:.3f} ms, compile {:.3f} ms, run {:.3f} ms (median "
       "of {} on backend '{}')\n",
       load_ms, compile_ms, median(run_ms), options.repeat, options.backend);
+  if (run_ms.size() > 1) {
+    // The median hides a slow tail (a busy machine, a page fault); the mean
+    // is what a stream of runs costs.
+    std::vector<double> sorted = run_ms;
+    std::sort(sorted.begin(), sorted.end());
+    double mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) /
+                  static_cast<double>(sorted.size());
+    fmt::print("runs: mean {:.3f} ms, p90 {:.3f} ms, max {:.3f} ms\n", mean,
+               sorted[(sorted.size() * 9) / 10], sorted.back());
+  }
   return Status::ok();
 }
 

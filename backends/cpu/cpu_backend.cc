@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include "backends/cpu/arena_run.h"
+#include "backends/cpu/available_cores.h"
 #include "backends/cpu/kernel_table.h"
+#include "backends/cpu/node_threads.h"
 #include "backends/cpu/parallel.h"
+#include "backends/cpu/thread_governor.h"
 #include "backends/host_memory.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
@@ -65,7 +68,9 @@ class CpuExecutable : public Executable {
   }
 
   Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
-    cpu::set_threads_for_this_thread(num_threads_);
+    cpu::GovernedRun governed(
+        num_threads_ > 0 ? num_threads_ : cpu::default_threads(),
+        fastest_team_run_);
     InterpretOptions options;
     options.schedule = &schedule_;
     options.kernels = &kernels_;
@@ -96,15 +101,15 @@ class CpuExecutable : public Executable {
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       const Node& node = graph_.nodes[i];
       SEQRT_ASSIGN_OR_RETURN(const CpuKernel* kernel, find_kernel(node));
-      if (!kernel->prepare) {
-        kernels_[i] = kernel->run;
-        continue;
+      KernelFn chosen = kernel->run;
+      if (kernel->prepare) {
+        Result<KernelFn> prepared = kernel->prepare(graph_, node);
+        if (!prepared.is_ok()) {
+          return prepared.status().with_context("preparing " + node.label());
+        }
+        chosen = std::move(prepared).value();
       }
-      Result<KernelFn> prepared = kernel->prepare(graph_, node);
-      if (!prepared.is_ok()) {
-        return prepared.status().with_context("preparing " + node.label());
-      }
-      kernels_[i] = std::move(prepared).value();
+      kernels_[i] = cpu::with_node_threads(graph_, node, std::move(chosen));
     }
     return Status::ok();
   }
@@ -115,14 +120,15 @@ class CpuExecutable : public Executable {
   Schedule schedule_;
   std::vector<KernelFn> kernels_;           // by node index
   std::unique_ptr<NodeProfiler> profiler_;  // when compiled to profile
-  cpu::ArenaRunner arena_;                  // reads graph_, declared after it
+  mutable cpu::FastestRun fastest_team_run_{cpu::kNoRunYet};
+  cpu::ArenaRunner arena_;  // reads graph_, declared after it
 };
 
 class CpuBackend : public HostMemoryBackend {
  public:
   CpuBackend() {
     info_.backend = "cpu";
-    info_.name = fmt::format("host CPU ({} threads)", cpu::max_threads());
+    info_.name = fmt::format("host CPU ({} threads)", cpu::default_threads());
     info_.is_host_memory = true;
   }
 

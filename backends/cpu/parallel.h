@@ -22,4 +22,16 @@ int max_threads();
 // (0 keeps the default: one per core, or OMP_NUM_THREADS).
 void set_threads_for_this_thread(int num_threads);
 
+// Sets the calling thread's thread count for its lifetime, then restores it.
+class ScopedThreads {
+ public:
+  explicit ScopedThreads(int num_threads);
+  ~ScopedThreads();
+  ScopedThreads(const ScopedThreads&) = delete;
+  ScopedThreads& operator=(const ScopedThreads&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace seqrt::cpu

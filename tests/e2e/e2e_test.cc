@@ -116,6 +116,7 @@ TEST(e2e, RunPrintsASummaryWithoutOutputDir) {
   EXPECT_TRUE(contains(run.out, ", ...]")) << run.out;
   // The default backend, and the output names it.
   EXPECT_TRUE(contains(run.out, "(median of 3 on backend 'cpu')")) << run.out;
+  EXPECT_TRUE(contains(run.out, "runs: mean ")) << run.out;
 }
 
 TEST(e2e, ConvertRoundTripRunsToIdenticalOutputs) {

@@ -3,10 +3,17 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/cpu/parallel.h"
+
 namespace seqrt::cpu::onednn {
 
 Result<std::shared_ptr<const CachedPrimitive>> PrimitiveCache::get(
-    const std::string& key, const Maker& make) {
+    const std::string& problem_key, const Maker& make) {
+  // A primitive partitions its work (and sizes its scratchpad) for the thread
+  // count it is created under, and the count changes from node to node
+  // (serial small nodes, serial spells on a busy machine): one entry each.
+  const std::string key =
+      problem_key + "|threads=" + std::to_string(max_threads());
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = index_.find(key);

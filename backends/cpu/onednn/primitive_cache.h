@@ -2,7 +2,8 @@
 // JIT-compiles code (tens to hundreds of microseconds), so each distinct
 // problem is created once and reused by every later run. Keyed by a string
 // that spells out everything the primitive depends on (op kind, shapes,
-// strides, dtypes, bias, post-ops); thread-safe; bounded, least recently
+// strides, dtypes, bias, post-ops) and the calling thread's OpenMP thread
+// count (a primitive is made for one); thread-safe; bounded, least recently
 // used entries go first; hit and miss counters for tests and tuning.
 #pragma once
 

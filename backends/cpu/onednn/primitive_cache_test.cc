@@ -13,6 +13,7 @@
 #include "backends/cpu/onednn/matmul.h"
 #include "backends/cpu/onednn/packed_weights.h"
 #include "backends/cpu/onednn/primitive_cache.h"
+#include "backends/cpu/parallel.h"
 #include "graph/builder.h"
 #include "ops/registry.h"
 
@@ -57,6 +58,23 @@ TEST(PrimitiveCache, FailedCreationIsNotCached) {
   EXPECT_FALSE(cache.get("x", fail).is_ok());
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(cache.stats().size, 0u);
+}
+
+TEST(PrimitiveCache, KeepsOnePrimitivePerThreadCount) {
+  PrimitiveCache cache(4);
+  int calls = 0;
+  auto make = [&] { return made_primitive(&calls); };
+  {
+    ScopedThreads one(1);
+    ASSERT_TRUE(cache.get("a", make).is_ok());
+  }
+  {
+    ScopedThreads two(2);
+    ASSERT_TRUE(cache.get("a", make).is_ok());
+    ASSERT_TRUE(cache.get("a", make).is_ok());
+  }
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(cache.stats().hits, 1);
 }
 
 MatmulProblem problem(int64_t m, Activation activation) {

@@ -1,0 +1,29 @@
+// One thread for small nodes. Waking a second thread and meeting it at the
+// closing barrier costs microseconds, more than a LayerNorm over one token
+// or the shape arithmetic of an export takes; on a busy machine each such
+// barrier may also wait a whole time slice for a preempted thread. So a
+// node whose data is small runs serially, kernels and oneDNN alike (both
+// read the calling thread's OpenMP thread count); large ones keep the team.
+#pragma once
+
+#include <cstddef>
+
+#include "graph/graph.h"
+#include "ops/interpreter.h"
+
+namespace seqrt::cpu {
+
+// Below this many bytes of inputs and known outputs a node runs serially:
+// about what one core streams in the time a two-thread region costs idle.
+inline constexpr size_t kParallelNodeBytes = 32 * 1024;
+
+// Wraps `node`'s kernel so that it runs on one thread when its inputs and
+// the outputs whose shapes the graph fixes are smaller than
+// kParallelNodeBytes; otherwise it tells the run's governor that a team node
+// is next (thread_governor.h) and runs on the team. Nodes that run subgraphs
+// (Loop, Scan, If, RungeKutta) always keep the team: their inputs do not say
+// their work.
+KernelFn with_node_threads(const Graph& graph, const Node& node,
+                           KernelFn kernel);
+
+}  // namespace seqrt::cpu
