@@ -49,5 +49,7 @@ void add_data_movement_kernels(std::vector<CudaKernel>& kernels);
 void add_math_kernels(std::vector<CudaKernel>& kernels);
 void add_runge_kutta_kernel(std::vector<CudaKernel>& kernels);
 void add_shape_kernels(std::vector<CudaKernel>& kernels);
+void add_recurrent_kernels(std::vector<CudaKernel>& kernels);
+void add_scatter_kernels(std::vector<CudaKernel>& kernels);
 
 }  // namespace seqrt::cuda

@@ -416,6 +416,8 @@ std::vector<CudaKernel> make_kernels() {
   add_math_kernels(kernels);
   add_runge_kutta_kernel(kernels);
   add_shape_kernels(kernels);
+  add_recurrent_kernels(kernels);
+  add_scatter_kernels(kernels);
   return kernels;
 }
 

@@ -55,9 +55,9 @@ Status check_scatter_types(const InferContext& ctx) {
 }
 
 Result<ScatterPlan> plan_scatter_nd(const KernelContext& ctx) {
-  const Tensor& data = *ctx.input(0);
-  const Tensor& indices = *ctx.input(1);
-  const Tensor& updates = *ctx.input(2);
+  const Tensor& data = *ctx.input(kScatterData);
+  const Tensor& indices = *ctx.input(kScatterIndices);
+  const Tensor& updates = *ctx.input(kScatterUpdates);
   ScatterPlan plan;
   SEQRT_ASSIGN_OR_RETURN(plan.reduction, scatter_reduction(ctx));
   SEQRT_RETURN_IF_ERROR(check_integer_indices(ctx, indices));
@@ -103,9 +103,9 @@ Result<ScatterPlan> plan_scatter_nd(const KernelContext& ctx) {
 }
 
 Result<ScatterPlan> plan_scatter_elements(const KernelContext& ctx) {
-  const Tensor& data = *ctx.input(0);
-  const Tensor& indices = *ctx.input(1);
-  const Tensor& updates = *ctx.input(2);
+  const Tensor& data = *ctx.input(kScatterData);
+  const Tensor& indices = *ctx.input(kScatterIndices);
+  const Tensor& updates = *ctx.input(kScatterUpdates);
   if (data.rank() == 0) return ctx.error("data must have rank >= 1");
   ScatterPlan plan;
   SEQRT_ASSIGN_OR_RETURN(plan.reduction, scatter_reduction(ctx));
@@ -147,15 +147,21 @@ Result<ScatterPlan> plan_scatter_elements(const KernelContext& ctx) {
   return plan;
 }
 
+Status check_scatter_dtype(const OpContext& ctx, ScatterReduction reduction,
+                           DType dtype) {
+  if (reduction != ScatterReduction::kNone && dtype == DType::kBool) {
+    return ctx.error("reduction needs numbers, not bool");
+  }
+  return Status::ok();
+}
+
 Status scatter_reference(const OpContext& ctx, const ScatterPlan& plan,
                          const Tensor& updates, Tensor& out) {
   const ScatterReduction reduction = plan.reduction;
   const std::vector<int64_t>& offsets = plan.offsets;
   const int64_t slice = plan.slice;
   const DType dtype = out.dtype();
-  if (reduction != ScatterReduction::kNone && dtype == DType::kBool) {
-    return ctx.error("reduction needs numbers, not bool");
-  }
+  SEQRT_RETURN_IF_ERROR(check_scatter_dtype(ctx, reduction, dtype));
   for (size_t u = 0; u < offsets.size(); ++u) {
     const int64_t src = static_cast<int64_t>(u) * slice;
     if (reduction == ScatterReduction::kNone) {
@@ -179,11 +185,11 @@ Status scatter_reference(const OpContext& ctx, const ScatterPlan& plan,
 }
 
 Status run_scatter_reference(KernelContext& ctx, const ScatterPlan& plan) {
-  const Tensor& data = *ctx.input(0);
+  const Tensor& data = *ctx.input(kScatterData);
   SEQRT_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocate_output(0, data.dtype(), data.dims()));
   copy_elements(data, 0, *out, 0, data.num_elements());
-  return scatter_reference(ctx, plan, *ctx.input(2), *out);
+  return scatter_reference(ctx, plan, *ctx.input(kScatterUpdates), *out);
 }
 
 }  // namespace seqrt

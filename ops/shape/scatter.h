@@ -16,6 +16,9 @@ namespace seqrt {
 
 enum class ScatterReduction { kNone, kAdd, kMul, kMax, kMin };
 
+// The inputs of both ops.
+enum ScatterInput { kScatterData, kScatterIndices, kScatterUpdates };
+
 // The node's `reduction` ("none", "add", "mul", "max", "min").
 Result<ScatterReduction> scatter_reduction(const OpContext& ctx);
 
@@ -34,6 +37,11 @@ struct ScatterPlan {
 };
 Result<ScatterPlan> plan_scatter_nd(const KernelContext& ctx);
 Result<ScatterPlan> plan_scatter_elements(const KernelContext& ctx);
+
+// Whether `dtype` can take `reduction` (a reduction needs numbers, not
+// bool); backends check this before applying a plan.
+Status check_scatter_dtype(const OpContext& ctx, ScatterReduction reduction,
+                           DType dtype);
 
 // `current` combined with `update` under `reduction` (kNone: the update).
 // Integer sums and products wrap, as in C on unsigned types.
