@@ -8,9 +8,10 @@
 #   gcc build   Debug with gcc (target ci_gcc): the CLI, libseqrt.so, the
 #               Python extension, the benchmarks, the CUDA plugin
 #   gcc tests   ctest -L cuda: the tests that load the CUDA plugin
-#   python      pytest in a venv against the gcc build: the model zoo
-#               (tests/zoo/, real exports vs onnxruntime) and (seqrt.export vs
-#               onnxruntime and PyTorch)
+#   python      pytest in a venv against the gcc build: python/tests
+#               (seqrt.export vs onnxruntime and PyTorch) and the model zoo
+#               (tests/zoo/, real exports vs onnxruntime; a zoo build makes
+#               build/venv-torch2 for the torch 2.x exports when missing)
 #   tsan        ThreadSanitizer, with the OpenMP threads: the concurrency
 #               tests, the CPU kernels' tests and conformance_cpu
 # Objects are cached by ccache outside the checkout, so a machine that built
@@ -70,6 +71,8 @@ python_tests() {
     "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
   # A session of its own: both folders have a conftest.py, and one pytest
   # session imports only the first as the module 'conftest'.
+  # Building the zoo (when ~/.cache/seqrt has none for these scripts) makes
+  # build/venv-torch2 too, once: about 3 GB from the package index.
   SEQRT_CLI="${SEQRT_CLI:-$root/build/dev/tools/seqrt}" \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/zoo
 }

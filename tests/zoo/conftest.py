@@ -12,7 +12,10 @@ import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-SCRIPTS = ("build_zoo.py", "zoo_exports.py", "zoo_wheels.py")
+# What the zoo's files are made from: the builders, and the pinned packages
+# of the torch 2.x venv (torch 1.13 and transformers are hashed by version).
+SCRIPTS = ("build_zoo.py", "zoo_exports.py", "zoo_wheels.py", "zoo_files.py",
+           "zoo_torch2.py", "zoo_dynamo.py", "requirements-torch2.txt")
 
 
 def zoo_key() -> str:
@@ -29,14 +32,20 @@ def zoo_key() -> str:
 @pytest.fixture(scope="session")
 def zoo() -> pathlib.Path:
     """SEQRT_ZOO_DIR when set, else a cache folder keyed by zoo_key() under
-    ~/.cache/seqrt (the zoo's files are built, never committed)."""
+    ~/.cache/seqrt (the zoo's files are built, never committed). Only a
+    build makes the torch 2.x venv, so a cached zoo needs no network; a
+    build that cannot make it fails every test, saying why."""
     if os.environ.get("SEQRT_ZOO_DIR"):
         path = pathlib.Path(os.environ["SEQRT_ZOO_DIR"])
     else:
         path = pathlib.Path.home() / ".cache" / "seqrt" / f"zoo-{zoo_key()}"
     if not (path / "manifest.json").exists():
-        subprocess.run([sys.executable, str(HERE / "build_zoo.py"), str(path)],
-                       check=True)
+        built = subprocess.run([sys.executable, str(HERE / "build_zoo.py"),
+                                str(path)])
+        if built.returncode != 0:
+            pytest.fail(f"building the zoo into {path} failed (exit "
+                        f"{built.returncode}): see the build's output above",
+                        pytrace=False)
     return path
 
 

@@ -12,10 +12,12 @@ import pathlib
 import pytest
 
 import zoo_check
+import zoo_torch2
 
 HERE = pathlib.Path(__file__).resolve().parent
 MODELS = sorted(list(__import__("zoo_exports").BUILDERS) +
-                list(__import__("zoo_wheels").builders()))
+                list(__import__("zoo_wheels").builders()) +
+                list(zoo_torch2.MODELS))
 
 
 def expected_failures():
