@@ -163,14 +163,18 @@ class OptionalFolder {
         graph.name().empty()
             ? source_
             : fmt::format("{}, graph '{}'", source_, graph.name());
-    std::vector<bool> keep(graph.node_size(), true);
-    bool removed = false;
+    google::protobuf::RepeatedPtrField<NodeProto> folded;
     for (int i = 0; i < graph.node_size(); ++i) {
-      SEQRT_ASSIGN_OR_RETURN(
-          keep[i], fold_node(*graph.mutable_node(i), i, scope, where));
-      removed = removed || !keep[i];
+      NodeProto& node = *graph.mutable_node(i);
+      std::vector<NodeProto> inlined;  // what replaces an If taken at import
+      SEQRT_ASSIGN_OR_RETURN(bool keep,
+                             fold_node(node, i, scope, where, inlined));
+      if (keep) folded.Add()->Swap(&node);
+      for (NodeProto& replacement : inlined) {
+        folded.Add()->Swap(&replacement);
+      }
     }
-    if (removed) remove_nodes(graph, keep);
+    graph.mutable_node()->Swap(&folded);
     rewrite_declared_types(graph, scope);
     std::vector<Known> outputs;
     for (const ValueInfoProto& info : graph.output()) {
@@ -188,7 +192,8 @@ class OptionalFolder {
 
   // Whether `node` stays in its graph.
   Result<bool> fold_node(NodeProto& node, int index, Scope& scope,
-                         const std::string& where) {
+                         const std::string& where,
+                         std::vector<NodeProto>& inlined) {
     Site site{where, fmt::format("[{}] node '{}'", node.op_type(),
                                  node.name().empty() ? fmt::format("#{}", index)
                                                      : node.name())};
@@ -209,7 +214,7 @@ class OptionalFolder {
           return false;
         }
       }
-      if (op == "If") return fold_if(node, scope, site);
+      if (op == "If") return fold_if(node, scope, site, inlined);
       if (op == "Loop") return fold_loop(node, scope, site);
     }
     SEQRT_ASSIGN_OR_RETURN(bool keep, fold_other(node, scope, site));
@@ -352,10 +357,12 @@ class OptionalFolder {
   }
 
   // An output present in both branches is a tensor; one empty in both is
-  // removed from the node and its branches; any other is refused. A
-  // condition known at import (`if x is None` on a known optional) leaves
-  // the other branch unfolded: it becomes a copy of the one that runs.
-  Result<bool> fold_if(NodeProto& node, Scope& scope, const Site& site) {
+  // removed from the node and its branches; any other is refused. An If
+  // involving optionals whose condition is known at import (`if x is None`
+  // on a known optional) is replaced by the branch taken, the other left
+  // unfolded (it may read the missing element).
+  Result<bool> fold_if(NodeProto& node, Scope& scope, const Site& site,
+                       std::vector<NodeProto>& inlined) {
     GraphProto* then_branch = graph_attribute(node, "then_branch");
     GraphProto* else_branch = graph_attribute(node, "else_branch");
     if (then_branch == nullptr || else_branch == nullptr) {
@@ -364,28 +371,20 @@ class OptionalFolder {
     SEQRT_RETURN_IF_ERROR(check_reads(node, scope, site));
     const Known* cond =
         node.input_size() == 1 ? scope.find(node.input(0)) : nullptr;
-    if (cond != nullptr && cond->constant) {
+    if (cond != nullptr && cond->constant &&
+        (involves_optionals(*then_branch, scope) ||
+         involves_optionals(*else_branch, scope))) {
       GraphProto& taken = *cond->constant ? *then_branch : *else_branch;
-      GraphProto& dead = *cond->constant ? *else_branch : *then_branch;
       SEQRT_ASSIGN_OR_RETURN(
           std::vector<Known> out,
           fold_graph(taken, &scope,
                      declared_inputs(taken, body_input_origin(site))));
-      bool all_tensors = true;
-      for (const Known& known : out) {
-        all_tensors = all_tensors && known.presence == Presence::kTensor;
-      }
-      if (all_tensors && !involves_optionals(dead, scope)) {
-        // Nothing to resolve there: keep it as it is (a copy would double
-        // the weights a branch may hold).
-        return join_outputs(node, out, out, *then_branch, *else_branch, scope,
-                            site, "");
-      }
-      std::string dead_name = dead.name();
-      dead = taken;
-      dead.set_name(dead_name);
-      return join_outputs(node, out, out, *then_branch, *else_branch, scope,
-                          site, "the branch that " + site.label + " takes");
+      SEQRT_RETURN_IF_ERROR(
+          join_outputs(node, out, out, *then_branch, *else_branch, scope, site,
+                       "the branch that " + site.label + " takes")
+              .status());
+      SEQRT_ASSIGN_OR_RETURN(inlined, inline_branch(node, taken, site));
+      return false;
     }
     SEQRT_ASSIGN_OR_RETURN(
         std::vector<Known> then_out,
@@ -397,6 +396,52 @@ class OptionalFolder {
                    declared_inputs(*else_branch, body_input_origin(site))));
     return join_outputs(node, then_out, else_out, *then_branch, *else_branch,
                         scope, site, "both branches of " + site.label);
+  }
+
+  // The nodes that replace `node`, an If that always takes `branch`
+  // (folded, its empty outputs already removed): the branch's initializers
+  // as Constants, its nodes, then an Identity to each output of the If.
+  // Inlined rather than kept with a copy in the other branch: copies
+  // would double at each level of nested Ifs.
+  Result<std::vector<NodeProto>> inline_branch(const NodeProto& node,
+                                               GraphProto& branch,
+                                               const Site& site) const {
+    if (branch.output_size() != node.output_size()) {
+      return invalid_model("{}: {} has {} output(s), its branch '{}' {}",
+                           site.where, site.label, node.output_size(),
+                           branch.name(), branch.output_size());
+    }
+    if (branch.sparse_initializer_size() > 0) {
+      return unsupported("{}: sparse initializer '{}' is not supported",
+                         site.where,
+                         branch.sparse_initializer(0).values().name());
+    }
+    std::vector<NodeProto> nodes;
+    for (onnx::TensorProto& init : *branch.mutable_initializer()) {
+      NodeProto constant;
+      constant.set_op_type("Constant");
+      constant.add_output(init.name());
+      onnx::AttributeProto& attr = *constant.add_attribute();
+      attr.set_name("value");
+      attr.set_type(onnx::AttributeProto::TENSOR);
+      attr.mutable_t()->Swap(&init);
+      nodes.push_back(std::move(constant));
+    }
+    for (NodeProto& inner : *branch.mutable_node()) {
+      nodes.emplace_back();
+      nodes.back().Swap(&inner);
+    }
+    for (int i = 0; i < node.output_size(); ++i) {
+      const std::string& from = branch.output(i).name();
+      if (node.output(i).empty() || from == node.output(i)) continue;
+      NodeProto identity;
+      identity.set_op_type("Identity");
+      identity.set_name(node.name().empty() ? "" : node.name() + "/" + from);
+      identity.add_input(from);
+      identity.add_output(node.output(i));
+      nodes.push_back(std::move(identity));
+    }
+    return nodes;
   }
 
   // Whether folding `graph` could change it or fail: it has an Optional*
@@ -554,14 +599,6 @@ class OptionalFolder {
       scope.define(output, kTensor);
     }
     return true;
-  }
-
-  static void remove_nodes(GraphProto& graph, const std::vector<bool>& keep) {
-    google::protobuf::RepeatedPtrField<NodeProto> kept;
-    for (int i = 0; i < graph.node_size(); ++i) {
-      if (keep[i]) kept.Add()->Swap(graph.mutable_node(i));
-    }
-    graph.mutable_node()->Swap(&kept);
   }
 
   // Declared optionals that are present become their element types; those

@@ -11,12 +11,12 @@
 //   OptionalGetElement(v)    -> Identity(v) when v is a tensor or present
 //   Identity(empty)          -> removed: its output is empty too
 //   If                       -> an output present in both branches is a
-//                               tensor; empty in both, it is removed. A
-//                               condition known at import (a folded
+//                               tensor; empty in both, it is removed. An
+//                               If involving optionals whose condition is
+//                               known at import (a folded
 //                               OptionalHasElement, a bool Constant or
-//                               initializer, Not/Identity of one) folds
-//                               only the branch taken; the other becomes
-//                               a copy of it
+//                               initializer, Not/Identity of one) is
+//                               replaced by the branch taken
 //   Loop                     -> a carried optional present on entry and
 //                               after the body is a tensor
 //

@@ -214,6 +214,9 @@ onnx::ModelProto if_none_model(bool present) {
 }
 
 TEST(onnx_optional, KnownConditionTakesOnlyItsBranch) {
+  Result<Graph> graph = import_model(if_none_model(false));
+  ASSERT_TRUE(graph.is_ok()) << graph.status().message();
+  for (const Node& node : graph->nodes) EXPECT_NE(node.op, "If");
   auto out = run_model(if_none_model(false), {{"x", kX}});
   EXPECT_TRUE(out["w"].same_as(Tensor::from_vector<float>({2}, {-1.5f, 2})));
   out = run_model(if_none_model(true), {{"x", kX}});
@@ -240,6 +243,33 @@ TEST(onnx_optional, KnownConditionJoinsBranchesThatDiffer) {
       model, StatusCode::kUnsupported,
       {"[OptionalGetElement] node '#1' reads 'o'",
        "empty optional from the branch that [If] node 'choose' takes"});
+}
+
+// Ifs nested 40 deep, each on a known condition, each with a branch that
+// reads an empty optional's element: each is replaced by the branch taken,
+// in time and memory linear in the depth.
+TEST(onnx_optional, NestedKnownConditionsInlineLinearly) {
+  const int depth = 40;
+  onnx::ModelProto model = make_model(18);
+  onnx::GraphProto* graph = model.mutable_graph();
+  add_input(*graph, "x", TensorProto::FLOAT, {2});
+  add_output(*graph, "y0", TensorProto::FLOAT, {2});
+  add_empty_optional(*graph, "v", "none");
+  add_node(*graph, "OptionalHasElement", {"v"}, {"has"});
+  for (int level = 0; level < depth; ++level) {
+    std::string out = "y" + std::to_string(level);
+    std::string inner = "y" + std::to_string(level + 1);
+    auto& node =
+        add_node(*graph, "If", {"has"}, {out}, "if" + std::to_string(level));
+    auto& then_branch = add_graph_attr(node, "then_branch");
+    add_node(then_branch, "OptionalGetElement", {"v"}, {"t" + out});
+    add_output(then_branch, "t" + out, TensorProto::FLOAT, {2});
+    graph = &add_graph_attr(node, "else_branch");
+    add_output(*graph, inner, TensorProto::FLOAT, {2});
+  }
+  add_node(*graph, "Neg", {"x"}, {"y" + std::to_string(depth)});
+  auto out = run_model(model, {{"x", kX}});
+  EXPECT_TRUE(out["y0"].same_as(Tensor::from_vector<float>({2}, {-1.5f, 2})));
 }
 
 // Loop(M, cond, Optional(x)): the body adds 1 to the carried optional's
