@@ -28,11 +28,17 @@ Result<Value> value_from_info(const ValueInfoProto& info,
       info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) {
     return value;
   }
+  if (info.type().has_optional_type()) {
+    // optional_fold.cc resolved every optional whose presence is known.
+    return unsupported(
+        "{} '{}' is an optional whose presence is known only at run time; "
+        "seqrt resolves optionals at import",
+        what, info.name());
+  }
   if (!info.type().has_tensor_type()) {
     return unsupported(
-        "{} '{}' is not a tensor (sequences, maps and "
-        "optionals are not supported)",
-        what, info.name());
+        "{} '{}' is not a tensor (sequences and maps are not supported)", what,
+        info.name());
   }
   const auto& tensor_type = info.type().tensor_type();
   if (tensor_type.elem_type() != onnx::TensorProto::UNDEFINED) {

@@ -6,6 +6,7 @@
 #include "importers/onnx/graph_convert.h"
 #include "importers/onnx/op_table.h"
 #include "importers/onnx/opset_upgrade.h"
+#include "importers/onnx/optional_fold.h"
 #include "importers/onnx/proto_io.h"
 #include "importers/onnx/state_pairs.h"
 #include "ops/infer_graph.h"
@@ -58,6 +59,8 @@ Result<Graph> import_model(onnx::ModelProto& model, const std::string& source,
   ctx.model_dir = model_dir;
   SEQRT_RETURN_IF_ERROR(upgrade_old_opset(model, source));
   SEQRT_ASSIGN_OR_RETURN(ctx.opsets, read_opsets(model, source));
+  // Our graphs hold tensors: optionals are resolved before converting.
+  SEQRT_RETURN_IF_ERROR(fold_optionals(*model.mutable_graph(), source));
   FunctionTable functions = read_functions(model);
   ctx.functions = &functions;
   ctx.registry = &OpRegistry::global();
