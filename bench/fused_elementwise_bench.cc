@@ -11,7 +11,7 @@
 #include "backends/cpu/kernel_table.h"
 #include "bench/roofline.h"
 #include "graph/builder.h"
-#include "graph/passes/passes.h"
+#include "compiler/passes/passes.h"
 #include "graph/random_tensor.h"
 #include "ops/registry.h"
 #include "runtime/session.h"

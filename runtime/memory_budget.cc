@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "graph/planner/bind_dims.h"  // bindings_to_string
-#include "graph/planner/memory_plan.h"
+#include "compiler/planner/bind_dims.h"  // bindings_to_string
+#include "compiler/planner/memory_plan.h"
 
 namespace seqrt {
 namespace {

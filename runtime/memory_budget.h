@@ -1,5 +1,5 @@
 // The memory a run of a graph holds, as the graph-level memory plan
-// (graph/planner) estimates it, for Limits::memory_budget_bytes: a Session
+// (compiler/planner) estimates it, for Limits::memory_budget_bytes: a Session
 // refuses to compile a graph whose estimate is above the budget, and a run
 // whose bound dims push it above, before that run allocates anything. What
 // a run allocates for shapes the plan cannot know is checked as it comes

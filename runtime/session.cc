@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "graph/passes/pass.h"
+#include "compiler/passes/pass.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
 #include "ops/interpreter.h"

@@ -35,7 +35,7 @@ namespace seqrt {
 struct SessionOptions {
   // A name of compiled_backends(); by default "cpu" (default_backend()).
   std::string backend = default_backend();
-  // Run the graph passes (graph/passes: folding, dead code, fusions into
+  // Run the graph passes (compiler/passes: folding, dead code, fusions into
   // the fused ops) before compiling; off runs the graph exactly as given.
   bool optimize = true;
   CompileOptions compile;

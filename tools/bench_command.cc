@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "graph/planner/bind_dims.h"
-#include "graph/planner/memory_plan.h"
+#include "compiler/planner/bind_dims.h"
+#include "compiler/planner/memory_plan.h"
 #include "runtime/backend_registry.h"
 #include "runtime/model_loader.h"
 #include "runtime/session.h"

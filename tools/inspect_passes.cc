@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "graph/passes/pass.h"
+#include "compiler/passes/pass.h"
 #include "graph/printer.h"
 
 namespace seqrt {

@@ -1,5 +1,5 @@
 // `seqrt inspect FILE --passes`: what the default pass pipeline does to a
-// model (graph/passes/pass.h).
+// model (compiler/passes/pass.h).
 #pragma once
 
 #include "graph/graph.h"

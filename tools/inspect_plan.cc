@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "graph/passes/pass.h"
-#include "graph/planner/memory_plan.h"
+#include "compiler/passes/pass.h"
+#include "compiler/planner/memory_plan.h"
 #include "tools/input_files.h"
 
 namespace seqrt {

@@ -1,5 +1,5 @@
 // `seqrt inspect FILE --plan [--bind NAME=VALUE ...]`: the memory plan
-// (graph/planner/) of a model as a Session would run it.
+// (compiler/planner/) of a model as a Session would run it.
 #pragma once
 
 #include <string>

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <utility>
 
-#include "graph/planner/bind_dims.h"
+#include "compiler/planner/bind_dims.h"
 
 namespace seqrt::cpu {
 namespace {

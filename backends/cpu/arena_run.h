@@ -1,5 +1,5 @@
 // Runs a compiled graph with its node outputs in one arena laid out by the
-// graph-level memory plan (graph/planner, DESIGN.md §5.1). A plan is made
+// graph-level memory plan (compiler/planner, DESIGN.md §5.1). A plan is made
 // once per binding of the symbolic dims the runs meet and kept; arenas are
 // kept between runs, one per run in flight.
 #pragma once
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/planner/memory_plan.h"
+#include "compiler/planner/memory_plan.h"
 #include "ops/interpreter.h"
 
 namespace seqrt::cpu {

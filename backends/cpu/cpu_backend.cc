@@ -9,8 +9,7 @@
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/thread_governor.h"
 #include "backends/host_memory.h"
-#include "graph/verifier.h"
-#include "ops/infer_graph.h"
+#include "compiler/admit.h"
 #include "ops/registry.h"
 
 namespace seqrt {
@@ -31,20 +30,6 @@ Status node_supported(const Graph& graph, const Node& node) {
   SEQRT_ASSIGN_OR_RETURN(const CpuKernel* kernel, find_kernel(node));
   if (kernel->supports) SEQRT_RETURN_IF_ERROR(kernel->supports(graph, node));
   return Status::ok();
-}
-
-// Every node of `graph` and of its subgraphs that the backend cannot run,
-// one line each.
-void collect_unsupported(const Graph& graph, std::vector<std::string>& lines) {
-  for (const Node& node : graph.nodes) {
-    Status status = node_supported(graph, node);
-    if (!status.is_ok()) lines.push_back(status.message());
-    for (const auto& [name, attr] : node.attrs) {
-      if (attr.type() == AttrType::kGraph) {
-        collect_unsupported(*attr.as_graph(), lines);
-      }
-    }
-  }
 }
 
 // Subgraph nodes (If branches, Loop/Scan/RungeKutta bodies) pick their
@@ -140,7 +125,9 @@ class CpuBackend : public HostMemoryBackend {
     if (!status.is_ok()) return status;
     for (const auto& [name, attr] : node.attrs) {
       if (attr.type() == AttrType::kGraph) {
-        collect_unsupported(*attr.as_graph(), lines);
+        std::vector<std::string> inside = unsupported_nodes(
+            *attr.as_graph(), node_supported, Subgraphs::kVisit);
+        lines.insert(lines.end(), inside.begin(), inside.end());
       }
     }
     if (lines.empty()) return Status::ok();
@@ -150,14 +137,8 @@ class CpuBackend : public HostMemoryBackend {
 
   Result<std::unique_ptr<Executable>> compile(
       const Graph& graph, const CompileOptions& options) override {
-    SEQRT_RETURN_IF_ERROR(verify_graph(graph));
-    SEQRT_RETURN_IF_ERROR(check_ops(graph));
-    std::vector<std::string> lines;
-    collect_unsupported(graph, lines);
-    if (!lines.empty()) {
-      return unsupported("the CPU backend cannot run {} node(s): {}",
-                         lines.size(), fmt::join(lines, "; "));
-    }
+    SEQRT_RETURN_IF_ERROR(admit_graph(graph, "the CPU backend", node_supported,
+                                      Subgraphs::kVisit));
     return CpuExecutable::create(graph, options);
   }
 

@@ -6,8 +6,7 @@
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/kernel_plan.h"
 #include "backends/cuda/kernel_table.h"
-#include "graph/verifier.h"
-#include "ops/infer_graph.h"
+#include "compiler/admit.h"
 #include "ops/interpreter.h"
 
 namespace seqrt::cuda {
@@ -87,17 +86,10 @@ class CudaBackend : public Backend {
 
   Result<std::unique_ptr<Executable>> compile(const Graph& graph,
                                               const CompileOptions&) override {
-    SEQRT_RETURN_IF_ERROR(verify_graph(graph));
-    SEQRT_RETURN_IF_ERROR(check_ops(graph));
-    std::vector<std::string> lines;
-    for (const Node& node : graph.nodes) {
-      Status status = supports(graph, node);
-      if (!status.is_ok()) lines.push_back(status.message());
-    }
-    if (!lines.empty()) {
-      return unsupported("the cuda backend cannot run {} node(s): {}",
-                         lines.size(), fmt::join(lines, "; "));
-    }
+    SEQRT_RETURN_IF_ERROR(admit_graph(
+        graph, "the cuda backend",
+        [&](const Graph& g, const Node& n) { return supports(g, n); },
+        Subgraphs::kSkip));
     auto executable = std::make_unique<CudaExecutable>(graph, context_);
     SEQRT_RETURN_IF_ERROR(executable->prepare());
     return std::unique_ptr<Executable>(std::move(executable));

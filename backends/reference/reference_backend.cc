@@ -1,8 +1,7 @@
 #include "backends/reference/reference_backend.h"
 
 #include "backends/host_memory.h"
-#include "graph/verifier.h"
-#include "ops/infer_graph.h"
+#include "compiler/admit.h"
 #include "ops/interpreter.h"
 #include "ops/registry.h"
 
@@ -61,8 +60,10 @@ class ReferenceBackend : public HostMemoryBackend {
   Result<std::unique_ptr<Executable>> compile(
       const Graph& graph, const CompileOptions& options) override {
     // The reference backend binds every dim at run time.
-    SEQRT_RETURN_IF_ERROR(verify_graph(graph));
-    SEQRT_RETURN_IF_ERROR(check_ops(graph));
+    SEQRT_RETURN_IF_ERROR(admit_graph(
+        graph, "the reference backend",
+        [&](const Graph& g, const Node& n) { return supports(g, n); },
+        Subgraphs::kSkip));
     return std::unique_ptr<Executable>(
         new ReferenceExecutable(graph, options.profile));
   }

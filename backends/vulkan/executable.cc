@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "graph/passes/half_weights.h"
-#include "graph/planner/bind_dims.h"
-#include "graph/planner/op_classes.h"
+#include "compiler/passes/half_weights.h"
+#include "compiler/planner/bind_dims.h"
+#include "compiler/planner/op_classes.h"
 
 namespace seqrt::vulkan {
 

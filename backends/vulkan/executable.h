@@ -1,5 +1,5 @@
 // A graph compiled for the Vulkan backend: constants uploaded once; per
-// signature of input dims, a memory plan (graph/planner) placed on the
+// signature of input dims, a memory plan (compiler/planner) placed on the
 // device and the whole schedule recorded once into a Program that every
 // run with those dims replays (upload inputs, submit, wait, download).
 //
@@ -23,7 +23,7 @@
 #include "backends/vulkan/memory.h"
 #include "backends/vulkan/pipelines.h"
 #include "backends/vulkan/recorder.h"
-#include "graph/planner/memory_plan.h"
+#include "compiler/planner/memory_plan.h"
 
 namespace seqrt::vulkan {
 

@@ -12,7 +12,7 @@
 #include "backends/reference/reference_backend.h"
 #include "backends/vulkan/test_util.h"
 #include "graph/builder.h"
-#include "graph/passes/passes.h"
+#include "compiler/passes/passes.h"
 #include "graph/random_tensor.h"
 #include "ops/infer_graph.h"
 

@@ -4,12 +4,13 @@
 
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/kernels/kernel_util.h"
-#include "graph/passes/compute_f16_in_f32.h"
-#include "graph/passes/expand_einsum.h"
-#include "graph/passes/expand_runge_kutta.h"
-#include "graph/passes/expand_variadic.h"
-#include "graph/passes/rewrite.h"
-#include "graph/passes/unroll_control_flow.h"
+#include "compiler/admit.h"
+#include "compiler/passes/compute_f16_in_f32.h"
+#include "compiler/passes/expand_einsum.h"
+#include "compiler/passes/expand_runge_kutta.h"
+#include "compiler/passes/expand_variadic.h"
+#include "compiler/passes/rewrite.h"
+#include "compiler/passes/unroll_control_flow.h"
 #include "graph/verifier.h"
 #include "ops/infer_graph.h"
 
@@ -290,15 +291,10 @@ class VulkanBackend : public Backend {
     SEQRT_ASSIGN_OR_RETURN(
         Graph graph,
         lower_for_vulkan(given, context_.device->limits(), options));
-    std::vector<std::string> lines;
-    for (const Node& node : graph.nodes) {
-      Status status = supports(graph, node);
-      if (!status.is_ok()) lines.push_back(status.message());
-    }
-    if (!lines.empty()) {
-      return unsupported("the Vulkan backend cannot run {} node(s): {}",
-                         lines.size(), fmt::join(lines, "; "));
-    }
+    SEQRT_RETURN_IF_ERROR(require_supported(
+        graph, "the Vulkan backend",
+        [&](const Graph& g, const Node& n) { return supports(g, n); },
+        Subgraphs::kSkip));
     SEQRT_ASSIGN_OR_RETURN(
         std::unique_ptr<vulkan::VulkanExecutable> executable,
         vulkan::VulkanExecutable::create(context_, graph, options));

@@ -1,5 +1,5 @@
 // seqrt::FusedElementwise: a chain of ONNX elementwise ops run as one node
-// (graph/passes/fuse_elementwise.cc makes them). The `body` graph holds the
+// (compiler/passes/fuse_elementwise.cc makes them). The `body` graph holds the
 // chain: its inputs are the node's inputs broadcast to the output shape, its
 // one output is the node's output, and its constants are the chain's
 // scalars. Backends evaluate the body in one pass over memory; this

@@ -1,7 +1,7 @@
 // seqrt_session_options_* and seqrt_session_*: compiling a model for one
 // backend and running the compiled plan.
 #include "graph/alloc_fault.h"
-#include "graph/planner/memory_plan.h"
+#include "compiler/planner/memory_plan.h"
 #include "runtime/backend_registry.h"
 #include "runtime/c_api/handles.h"
 

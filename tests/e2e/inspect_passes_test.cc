@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "graph/passes/pass.h"
+#include "compiler/passes/pass.h"
 #include "tests/e2e/cli_runner.h"
 
 namespace seqrt::e2e {

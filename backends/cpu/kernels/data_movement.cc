@@ -239,7 +239,7 @@ Status run_slice(KernelContext& ctx) {
   }
   if (is_contiguous_run(dims, strides)) {
     // One run of the input's bytes: a view, as the memory plan expects
-    // (graph/planner/slice_view.h), rather than a copy.
+    // (compiler/planner/slice_view.h), rather than a copy.
     SEQRT_ASSIGN_OR_RETURN(
         Tensor out,
         in.slice_view(base * static_cast<int64_t>(dtype_size(in.dtype())),

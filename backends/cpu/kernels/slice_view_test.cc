@@ -1,6 +1,6 @@
 // A Slice that is one contiguous run of its input comes back as a view of
 // the input's storage at the run's byte offset (where the memory plan puts
-// it, graph/planner/slice_view.h), with the reference's values; other
+// it, compiler/planner/slice_view.h), with the reference's values; other
 // slices are copies.
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // one tiled fp32 GEMM (shaders/matmul_body.glsl). Operands are read through
 // strides, so transposes and broadcasts cost no copies; up to 8 rows (a
 // decode step) go to the GEMV shader (gemv_body.glsl). B may be a weight
-// the executable stores as fp16 (graph/passes/half_weights.h,
+// the executable stores as fp16 (compiler/passes/half_weights.h,
 // SEQRT_VULKAN_FP16_WEIGHTS), read by matmul_f16w.comp.
 #include <algorithm>
 

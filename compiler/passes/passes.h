@@ -1,0 +1,45 @@
+// The passes of the default pipeline, one file each (see README.md).
+#pragma once
+
+#include "compiler/passes/pass.h"
+
+namespace seqrt {
+
+// Types every value with infer_graph (symbolic dims included); changed when
+// any value's dtype or shape got more specific.
+Pass infer_shapes_pass();
+// Fills in the dims of Reshape, Expand and ConstantOfShape outputs whose
+// shapes are computed at run time from Shape/Gather/Concat arithmetic, as
+// symbolic dims, and carries them on through each node's inference.
+Pass infer_symbolic_shapes_pass();
+// Runs nodes whose inputs are all constants with their reference kernels,
+// and takes the values inference can tell without data (Shape of a fixed
+// shape); the outputs become constants. Outputs above kMaxFoldedBytes stay.
+Pass fold_constants_pass();
+// Removes nodes whose outputs reach no graph output (state outputs are
+// graph outputs) and constants nothing reads; graph inputs stay.
+Pass eliminate_dead_code_pass();
+// MatMul-(scale)-(mask)-Softmax-MatMul -> seqrt::Attention, with the scale
+// on Q/K, GQA repeat_kv and KV-cache Concat variants.
+Pass fuse_attention_pass();
+// ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div(/Mul/Add) -> LayerNormalization.
+Pass fuse_layer_norm_pass();
+// Pow/ReduceMean/Add/Sqrt/Div (or Reciprocal/Mul)/Mul -> RMSNormalization.
+Pass fuse_rms_norm_pass();
+// x*0.5*(1+Erf(x/sqrt2)) and the tanh form -> Gelu.
+Pass fuse_gelu_pass();
+// LinearAttention (gated) with one constant decay per head -> seqrt::Retention
+// with the packed inputs viewed as heads.
+Pass fuse_retention_pass();
+// MatMul with a constant 2-D W, + a constant (N) bias, + Relu/Gelu/Sigmoid/
+// SiLU -> seqrt::Linear (any rank of X).
+Pass fuse_linear_pass();
+// A 2-D MatMul followed by Add(bias) -> Gemm.
+Pass fuse_gemm_pass();
+// Connected f32 elementwise nodes (two or more, one output, intermediates
+// read nowhere else) -> seqrt::FusedElementwise with the chain as its body.
+Pass fuse_elementwise_pass();
+
+inline constexpr size_t kMaxFoldedBytes = size_t{64} << 20;
+
+}  // namespace seqrt
