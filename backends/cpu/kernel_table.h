@@ -3,10 +3,9 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <string>
-#include <utility>
 
+#include "backends/kernel_table.h"
 #include "graph/graph.h"
 #include "ops/interpreter.h"
 
@@ -26,14 +25,7 @@ struct CpuKernel {
   std::function<Result<KernelFn>(const Graph& graph, const Node& node)> prepare;
 };
 
-class KernelTable {
- public:
-  void add(CpuKernel kernel);  // aborts on a duplicate (a build bug)
-  const CpuKernel* find(const std::string& domain, const std::string& op) const;
-
- private:
-  std::map<std::pair<std::string, std::string>, CpuKernel> kernels_;
-};
+using KernelTable = seqrt::KernelTable<CpuKernel>;
 
 const KernelTable& kernel_table();
 

@@ -15,6 +15,7 @@
 #include "backends/cuda/kernels/rows.h"
 #include "backends/cuda/kernels/selective_scan.h"
 #include "backends/cuda/node_io.h"
+#include "backends/kernel_table.h"
 #include "ops/shape/shape_util.h"
 
 namespace seqrt::cuda {
@@ -425,16 +426,12 @@ std::vector<CudaKernel> make_kernels() {
 
 const CudaKernel* find_cuda_kernel(const std::string& domain,
                                    const std::string& op) {
-  static const std::map<std::pair<std::string, std::string>, CudaKernel> table =
-      [] {
-        std::map<std::pair<std::string, std::string>, CudaKernel> kernels;
-        for (CudaKernel& kernel : make_kernels()) {
-          kernels.emplace(std::make_pair(kernel.domain, kernel.op), kernel);
-        }
-        return kernels;
-      }();
-  auto it = table.find({domain, op});
-  return it == table.end() ? nullptr : &it->second;
+  static const KernelTable<CudaKernel> table = [] {
+    KernelTable<CudaKernel> kernels("CUDA");
+    for (CudaKernel& kernel : make_kernels()) kernels.add(std::move(kernel));
+    return kernels;
+  }();
+  return table.find(domain, op);
 }
 
 Status cuda_node_supported(const Graph& graph, const Node& node) {

@@ -18,6 +18,7 @@
 #endif
 #include <vulkan/vulkan.h>
 
+#include "backends/kernel_table.h"
 #include "graph/graph.h"
 
 namespace seqrt::vulkan {
@@ -131,15 +132,7 @@ struct VulkanKernel {
   std::function<Status(const NodeArgs&, const KernelTiling&, Recorder&)> record;
 };
 
-class KernelTable {
- public:
-  void add(VulkanKernel kernel);  // aborts on a duplicate (a build bug)
-  const VulkanKernel* find(const std::string& domain,
-                           const std::string& op) const;
-
- private:
-  std::map<std::pair<std::string, std::string>, VulkanKernel> kernels_;
-};
+using KernelTable = seqrt::KernelTable<VulkanKernel>;
 
 const KernelTable& kernel_table();
 

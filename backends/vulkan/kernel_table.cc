@@ -1,5 +1,3 @@
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "backends/vulkan/kernel.h"
@@ -11,24 +9,9 @@ namespace seqrt::vulkan {
 #include "backends/vulkan/kernels/kernel_list.def"
 #undef SEQRT_VULKAN_KERNEL_FAMILY
 
-void KernelTable::add(VulkanKernel kernel) {
-  auto key = std::make_pair(kernel.domain, kernel.op);
-  if (!kernels_.emplace(key, std::move(kernel)).second) {
-    std::fprintf(stderr, "seqrt: Vulkan kernel for %s::%s registered twice\n",
-                 key.first.c_str(), key.second.c_str());
-    std::abort();
-  }
-}
-
-const VulkanKernel* KernelTable::find(const std::string& domain,
-                                      const std::string& op) const {
-  auto it = kernels_.find({domain, op});
-  return it == kernels_.end() ? nullptr : &it->second;
-}
-
 const KernelTable& kernel_table() {
   static const KernelTable table = [] {
-    KernelTable t;
+    KernelTable t("Vulkan");
 #define SEQRT_VULKAN_KERNEL_FAMILY(family) register_##family##_kernels(t);
 #include "backends/vulkan/kernels/kernel_list.def"
 #undef SEQRT_VULKAN_KERNEL_FAMILY
