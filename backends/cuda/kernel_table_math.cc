@@ -1,8 +1,8 @@
 // The CUDA kernel table's standard math ops beyond elementwise, rows and
-// MatMul: Gemm, Conv (1-D/2-D), Cast, the comparisons, ReduceSum/Mean/Max/Min,
-// CumSum and RotaryEmbedding. Shapes and input checks come from each op's own
-// shape inference; axes, positions and other steering inputs are read and
-// checked on the host.
+// MatMul: Gemm, Conv (1-D/2-D), Cast, the comparisons, IsNaN and IsInf,
+// ReduceSum/Mean/Max/Min, CumSum and RotaryEmbedding. Shapes and input
+// checks come from each op's own shape inference; axes, positions and other
+// steering inputs are read and checked on the host.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -50,6 +50,29 @@ CudaKernel compare(const char* op, CompareOp kind) {
                                ctx.input(0)->dtype(),
                                static_cast<uint8_t*>(io.raw_output(0)), index,
                                element_count(dims), cuda.stream()),
+                what.c_str());
+          }};
+}
+
+// IsNaN and IsInf, every float dtype (the op's inference refuses others).
+CudaKernel float_class(const char* op, bool nan) {
+  return {kOnnxDomain, op, any_dtype,
+          [nan](KernelContext& ctx, CudaContext& cuda) -> Status {
+            SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+            const Tensor& x = *ctx.input(0);
+            FloatClassQuery query;
+            query.nan = nan;
+            if (!nan) {
+              query.negative = ctx.attr_int("detect_negative") != 0;
+              query.positive = ctx.attr_int("detect_positive") != 0;
+            }
+            NodeIo io(ctx, cuda);
+            SEQRT_RETURN_IF_ERROR(io.begin(out.dims, 0, out.dtypes));
+            const std::string what = ctx.node().label();
+            return io.finish(
+                launch_float_class(query, io.raw_input(0), x.dtype(),
+                                   static_cast<uint8_t*>(io.raw_output(0)),
+                                   x.num_elements(), cuda.stream()),
                 what.c_str());
           }};
 }
@@ -263,6 +286,8 @@ void add_math_kernels(std::vector<CudaKernel>& kernels) {
   kernels.push_back(compare("Greater", CompareOp::kGreater));
   kernels.push_back(compare("LessOrEqual", CompareOp::kLessOrEqual));
   kernels.push_back(compare("GreaterOrEqual", CompareOp::kGreaterOrEqual));
+  kernels.push_back(float_class("IsNaN", true));
+  kernels.push_back(float_class("IsInf", false));
   kernels.push_back(reduce("ReduceSum", ReduceOp::kSum, ReduceKind::kSum));
   kernels.push_back(reduce("ReduceMean", ReduceOp::kMean, ReduceKind::kMean));
   kernels.push_back(reduce("ReduceMax", ReduceOp::kMax, ReduceKind::kMax));

@@ -1,8 +1,11 @@
-// The CUDA kernel table's ScatterND and ScatterElements, every dtype. The
-// indices are checked and turned into offsets on the host by the op's own
-// plan (plan_scatter_nd / plan_scatter_elements, ops/shape/scatter.h),
-// grouped by destination (scatter_plan.h) and uploaded; the device copies
-// data to the output and applies the groups (kernels/scatter.cu).
+// The CUDA kernel table's index-tuple ops, every dtype. The indices are
+// checked and turned into offsets on the host by the op's own plan
+// (plan_scatter_nd / plan_scatter_elements, ops/shape/scatter.h;
+// plan_gather_nd, ops/shape/gather_nd.h). ScatterND and ScatterElements:
+// the offsets are grouped by destination (scatter_plan.h) and uploaded; the
+// device copies data to the output and applies the groups. GatherND: the
+// slice offsets are uploaded and the device copies each slice out
+// (kernels/scatter.cu).
 #include <string>
 #include <vector>
 
@@ -11,6 +14,7 @@
 #include "backends/cuda/kernels/scatter.h"
 #include "backends/cuda/node_io.h"
 #include "backends/cuda/scatter_plan.h"
+#include "ops/shape/gather_nd.h"
 #include "ops/shape/scatter.h"
 
 namespace seqrt::cuda {
@@ -58,12 +62,40 @@ Status run_scatter_elements(KernelContext& ctx, CudaContext& cuda) {
   return run_scatter(ctx, cuda, plan);
 }
 
+Status run_gather_nd(KernelContext& ctx, CudaContext& cuda) {
+  SEQRT_ASSIGN_OR_RETURN(GatherNdPlan plan, plan_gather_nd(ctx));
+  const Tensor& data = *ctx.input(0);
+  const std::vector<int64_t>& offsets = plan.slices.offsets;
+  const size_t index_bytes = offsets.size() * sizeof(int64_t);
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(
+      {plan.out_dims},
+      static_cast<int64_t>((index_bytes + sizeof(float) - 1) / sizeof(float)),
+      {data.dtype()}));
+  const std::string what = ctx.node().label();
+  cudaStream_t stream = cuda.stream();
+  if (index_bytes != 0) {
+    // Pageable memory: the call returns once `offsets` has been staged.
+    SEQRT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(io.scratch(), offsets.data(), index_bytes,
+                        cudaMemcpyHostToDevice, stream),
+        what);
+  }
+  return io.finish(launch_gather_slices(
+                       dtype_size(data.dtype()),
+                       reinterpret_cast<const int64_t*>(io.scratch()),
+                       static_cast<int64_t>(offsets.size()), plan.slices.slice,
+                       io.raw_input(0), io.raw_output(0), stream),
+                   what.c_str());
+}
+
 }  // namespace
 
 void add_scatter_kernels(std::vector<CudaKernel>& kernels) {
   kernels.push_back({kOnnxDomain, "ScatterND", any_dtype, run_scatter_nd});
   kernels.push_back(
       {kOnnxDomain, "ScatterElements", any_dtype, run_scatter_elements});
+  kernels.push_back({kOnnxDomain, "GatherND", any_dtype, run_gather_nd});
 }
 
 }  // namespace seqrt::cuda

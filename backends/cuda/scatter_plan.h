@@ -1,4 +1,5 @@
-// ScatterND and ScatterElements on the CUDA backend: the op's ScatterPlan
+// ScatterND and ScatterElements on the CUDA backend (and GatherND's one
+// line of index math, gather_slice_source): the op's ScatterPlan
 // (ops/shape/scatter.h: checked offsets, one per update slice) regrouped
 // by destination, so the device applies updates in parallel yet exactly in
 // the reference's order. Slices of one plan either coincide or are
@@ -59,6 +60,13 @@ SEQRT_HOST_DEVICE inline void scatter_group_apply(const ScatterGroupsView& v,
     value = combine(value, updates[v.order[k] * v.slice + j]);
   }
   *dst = value;
+}
+
+// GatherND: the data element that output element i copies, slice t =
+// i / slice starting at offsets[t] (the op's checked plan, gather_nd.h).
+SEQRT_HOST_DEVICE inline int64_t gather_slice_source(const int64_t* offsets,
+                                                     int64_t slice, int64_t i) {
+  return offsets[i / slice] + i % slice;
 }
 
 // Blocks of 256 threads over `elements`, capped at 65535 (kernels loop);

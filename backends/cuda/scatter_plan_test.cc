@@ -1,7 +1,8 @@
 // The CUDA scatter kernels' host code (scatter_plan.h) on the host: the
 // grouping by destination, and the op's plan applied group by group with
 // the kernels' own scatter_group_apply — in any group order, as the device
-// runs them — equal to the reference kernel, duplicates included.
+// runs them — equal to the reference kernel, duplicates included; GatherND's
+// plan read through the kernel's gather_slice_source, equal to its reference.
 #include "backends/cuda/scatter_plan.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ops/op_test_util.h"
+#include "ops/shape/gather_nd.h"
 #include "ops/shape/scatter.h"
 
 namespace seqrt::cuda {
@@ -143,6 +145,36 @@ TEST(CudaScatterPlan, BlocksStayWithinTheGrid) {
   EXPECT_EQ(scatter_blocks(1), 1);
   EXPECT_EQ(scatter_blocks(257), 2);
   EXPECT_EQ(scatter_blocks(int64_t{1} << 40), 65535);
+}
+
+TEST(CudaScatterPlan, GatherNDSourcesMatchReference) {
+  const Tensor data = f32({2, 3, 4}, -2.0f);
+  const struct {
+    Tensor indices;
+    int64_t batch_dims;
+  } cases[] = {{op_testing::i64({2, 2}, {1, -1, 0, 2}), 0},
+               {op_testing::i64({2, 1, 1}, {2, -3}), 1},
+               {op_testing::i64({2, 3, 1}, {3, 0, -1, 1, 1, 2}), 2}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.batch_dims);
+    const AttrMap attrs = {{"batch_dims", c.batch_dims}};
+    Result<std::vector<Tensor>> want =
+        op_testing::run_op("GatherND", {data, c.indices}, attrs);
+    ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+    Node node = op_testing::make_node("GatherND", attrs, {true, true}, 1);
+    KernelContext ctx(node, op_testing::schema_of("GatherND"),
+                      {&data, &c.indices});
+    Result<GatherNdPlan> plan = plan_gather_nd(ctx);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    const Tensor& expected = (*want)[0];
+    ASSERT_EQ(plan->out_dims, expected.dims());
+    for (int64_t i = 0; i < expected.num_elements(); ++i) {
+      const int64_t source = gather_slice_source(plan->slices.offsets.data(),
+                                                 plan->slices.slice, i);
+      EXPECT_EQ(data.data_as<float>()[source], expected.data_as<float>()[i])
+          << "element " << i;
+    }
+  }
 }
 
 }  // namespace

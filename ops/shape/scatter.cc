@@ -1,7 +1,9 @@
 #include "ops/shape/scatter.h"
 
 #include <string>
+#include <utility>
 
+#include "ops/shape/nd_index.h"
 #include "ops/shape/shape_util.h"
 #include "ops/util.h"
 
@@ -17,28 +19,6 @@ Result<ScatterReduction> scatter_reduction(const OpContext& ctx) {
   return ctx.error("reduction '{}' is not one of none, add, mul, max, min",
                    name);
 }
-
-namespace {
-
-// `index` along a dim of `size`, negative counting from the back.
-Result<int64_t> checked_index(const OpContext& ctx, int64_t index, int64_t size,
-                              size_t dim) {
-  if (index < -size || index >= size) {
-    return ctx.error("index {} is out of range [{}, {}] for dim {} of size {}",
-                     index, -size, size - 1, dim, size);
-  }
-  return index < 0 ? index + size : index;
-}
-
-Status check_integer_indices(const OpContext& ctx, const Tensor& indices) {
-  if (indices.dtype() != DType::kI64 && indices.dtype() != DType::kI32) {
-    return ctx.error("indices must be int64 or int32, got {}",
-                     dtype_name(indices.dtype()));
-  }
-  return Status::ok();
-}
-
-}  // namespace
 
 Status check_scatter_types(const InferContext& ctx) {
   SEQRT_RETURN_IF_ERROR(scatter_reduction(ctx).status());
@@ -60,19 +40,10 @@ Result<ScatterPlan> plan_scatter_nd(const KernelContext& ctx) {
   const Tensor& updates = *ctx.input(kScatterUpdates);
   ScatterPlan plan;
   SEQRT_ASSIGN_OR_RETURN(plan.reduction, scatter_reduction(ctx));
-  SEQRT_RETURN_IF_ERROR(check_integer_indices(ctx, indices));
-  const size_t r = data.rank();
-  const size_t q = indices.rank();
-  if (r == 0 || q == 0) {
-    return ctx.error("data and indices must have rank >= 1, got {} and {}", r,
-                     q);
-  }
-  const int64_t k = indices.dim(q - 1);
-  if (k < 1 || k > static_cast<int64_t>(r)) {
-    return ctx.error("indices' last dim {} must be in [1, {}] (data's rank)", k,
-                     r);
-  }
+  SEQRT_ASSIGN_OR_RETURN(NdSlices slices,
+                         plan_nd_slices(ctx, data, indices, /*batch_dims=*/0));
   // updates.shape = indices.shape[:-1] + data.shape[k:]
+  const int64_t k = indices.dim(indices.rank() - 1);
   std::vector<int64_t> want(indices.dims().begin(), indices.dims().end() - 1);
   want.insert(want.end(), data.dims().begin() + k, data.dims().end());
   if (updates.dims() != want) {
@@ -85,20 +56,8 @@ Result<ScatterPlan> plan_scatter_nd(const KernelContext& ctx) {
     return ctx.error("updates are {} but data is {}",
                      dtype_name(updates.dtype()), dtype_name(data.dtype()));
   }
-  const std::vector<int64_t> strides = strides_of(data.dims());
-  plan.slice = k == static_cast<int64_t>(r) ? 1 : strides[k - 1];
-  const int64_t count = indices.num_elements() / k;
-  plan.offsets.resize(static_cast<size_t>(count));
-  for (int64_t u = 0; u < count; ++u) {
-    int64_t offset = 0;
-    for (int64_t d = 0; d < k; ++d) {
-      SEQRT_ASSIGN_OR_RETURN(
-          int64_t index, checked_index(ctx, indices.element_i64(u * k + d),
-                                       data.dim(d), static_cast<size_t>(d)));
-      offset += index * strides[d];
-    }
-    plan.offsets[static_cast<size_t>(u)] = offset;
-  }
+  plan.offsets = std::move(slices.offsets);
+  plan.slice = slices.slice;
   return plan;
 }
 

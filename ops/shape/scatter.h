@@ -1,7 +1,8 @@
 // What ScatterND and ScatterElements share: the `reduction` attribute, the
 // checked element offsets that updates go to, and the arithmetic of each
 // reduction. The reference kernels and the CPU kernels use the same
-// checks, so both refuse the same inputs with the same message.
+// checks, so both refuse the same inputs with the same message. The index
+// checks and ScatterND's tuples come from nd_index.h, shared with GatherND.
 #pragma once
 
 #include <cstdint>

@@ -52,7 +52,7 @@ void add_reduce_cases(std::vector<OpCase>& cases);
 void add_linalg_cases(std::vector<OpCase>& cases);
 void add_seqrt_linear_cases(std::vector<OpCase>& cases);  // + constant weights
 void add_shape_cases(std::vector<OpCase>& cases);
-void add_scatter_cases(std::vector<OpCase>& cases);  // ScatterND, ScatterElements
+void add_scatter_cases(std::vector<OpCase>& cases);  // Scatter*, GatherND
 // Shapes that cross a GPU kernel's tile edges (MatMul, norms, Slice...).
 void add_tiled_shape_cases(std::vector<OpCase>& cases);
 // Sizes past a GPU dispatch limit (65,535 workgroups in x).

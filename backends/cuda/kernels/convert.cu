@@ -204,7 +204,58 @@ __global__ void compare_kernel(CompareOp op, const void* a, const void* b,
   }
 }
 
+// A float format's sign bit and its exponent bits, as T.
+template <typename T>
+struct FloatBits {
+  T sign, exponent;
+};
+
+template <typename T>
+__global__ void float_class_kernel(FloatClassQuery query, const T* x,
+                                   FloatBits<T> bits, uint8_t* out, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const T magnitude = x[i] & static_cast<T>(~bits.sign);
+    const bool negative = (x[i] & bits.sign) != 0;
+    out[i] = query.nan ? magnitude > bits.exponent
+                       : magnitude == bits.exponent &&
+                             (negative ? query.negative : query.positive);
+  }
+}
+
+template <typename T>
+cudaError_t launch_classes(FloatClassQuery query, const void* x,
+                           FloatBits<T> bits, uint8_t* out, int64_t n,
+                           cudaStream_t stream) {
+  float_class_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+      query, static_cast<const T*>(x), bits, out, n);
+  return cudaGetLastError();
+}
+
 }  // namespace
+
+cudaError_t launch_float_class(FloatClassQuery query, const void* x,
+                               DType dtype, uint8_t* out, int64_t n,
+                               cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (dtype) {
+    case DType::kF32:
+      return launch_classes<uint32_t>(query, x, {0x80000000u, 0x7f800000u}, out,
+                                      n, stream);
+    case DType::kF64:
+      return launch_classes<uint64_t>(
+          query, x, {0x8000000000000000ull, 0x7ff0000000000000ull}, out, n,
+          stream);
+    case DType::kF16:
+      return launch_classes<uint16_t>(query, x, {0x8000, 0x7c00}, out, n,
+                                      stream);
+    case DType::kBF16:
+      return launch_classes<uint16_t>(query, x, {0x8000, 0x7f80}, out, n,
+                                      stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
 
 cudaError_t launch_cast(const void* x, DType from, void* y, DType to, int64_t n,
                         cudaStream_t stream) {

@@ -1,7 +1,7 @@
 // Kernels that read or write other dtypes than f32: Cast (every seqrt
 // dtype to every other, with the reference's rules: floats through double,
 // saturating into integers with NaN as 0; integers and bools exactly
-// through int64) and the comparisons, whose output is bool.
+// through int64), the comparisons, whose output is bool, and IsNaN/IsInf.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -24,5 +24,16 @@ cudaError_t launch_compare(CompareOp op, const void* a, const void* b,
                            DType dtype, uint8_t* out,
                            const BroadcastIndex& index, int64_t n,
                            cudaStream_t stream);
+
+// out (bool) = whether x (f32, f64, f16 or bf16) is NaN (`nan`) or else an
+// infinity of a detected sign, read from the bits of each dtype.
+struct FloatClassQuery {
+  bool nan = true;
+  bool negative = true;
+  bool positive = true;
+};
+cudaError_t launch_float_class(FloatClassQuery query, const void* x,
+                               DType dtype, uint8_t* out, int64_t n,
+                               cudaStream_t stream);
 
 }  // namespace seqrt::cuda

@@ -113,7 +113,44 @@ cudaError_t launch_replace(size_t element_size, const ScatterGroupsView& groups,
   }
 }
 
+template <typename T>
+__global__ void gather_slices_kernel(const int64_t* offsets, int64_t count,
+                                     int64_t slice, const T* data, T* out) {
+  const int64_t n = count * slice;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    out[i] = data[gather_slice_source(offsets, slice, i)];
+  }
+}
+
+template <typename T>
+cudaError_t launch_gather(const int64_t* offsets, int64_t count, int64_t slice,
+                          const void* data, void* out, cudaStream_t stream) {
+  const int64_t blocks = scatter_blocks(count * slice);
+  if (blocks == 0) return cudaSuccess;
+  gather_slices_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(
+      offsets, count, slice, static_cast<const T*>(data), static_cast<T*>(out));
+  return cudaGetLastError();
+}
+
 }  // namespace
+
+cudaError_t launch_gather_slices(size_t element_size, const int64_t* offsets,
+                                 int64_t count, int64_t slice, const void* data,
+                                 void* out, cudaStream_t stream) {
+  switch (element_size) {
+    case 1:
+      return launch_gather<uint8_t>(offsets, count, slice, data, out, stream);
+    case 2:
+      return launch_gather<uint16_t>(offsets, count, slice, data, out, stream);
+    case 4:
+      return launch_gather<uint32_t>(offsets, count, slice, data, out, stream);
+    case 8:
+      return launch_gather<uint64_t>(offsets, count, slice, data, out, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
 
 cudaError_t launch_scatter(DType dtype, ScatterCombine combine,
                            const ScatterGroupsView& groups, const void* updates,

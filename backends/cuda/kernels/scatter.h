@@ -1,5 +1,6 @@
-// Device kernel of ScatterND and ScatterElements: the grouped updates of
-// scatter_plan.h applied to `out` (data already copied there).
+// Device kernels of the index-tuple ops: ScatterND and ScatterElements
+// (the grouped updates of scatter_plan.h applied to `out`, data already
+// copied there) and GatherND (slices copied out of data).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -16,5 +17,12 @@ namespace seqrt::cuda {
 cudaError_t launch_scatter(DType dtype, ScatterCombine combine,
                            const ScatterGroupsView& groups, const void* updates,
                            void* out, cudaStream_t stream);
+
+// GatherND: out[t * slice + j] = data[offsets[t] + j] for t < count,
+// j < slice, elements of `element_size` bytes (1, 2, 4 or 8) moved as bits.
+// `offsets` is on the device (the checked plan of ops/shape/gather_nd.h).
+cudaError_t launch_gather_slices(size_t element_size, const int64_t* offsets,
+                                 int64_t count, int64_t slice, const void* data,
+                                 void* out, cudaStream_t stream);
 
 }  // namespace seqrt::cuda

@@ -1,7 +1,8 @@
 // Ops around bools: And, Or, Xor, Not; Where (f32, i32, i64, bool and f16
 // values); the comparisons Equal, Less, Greater, LessOrEqual,
 // GreaterOrEqual (f32, i32, i64 into bool); Cast and CastLike between f32,
-// i32, i64, bool and f16.
+// i32, i64, bool and f16; IsNaN and IsInf (f32 into bool; f16 models
+// reach them widened to f32, which keeps every NaN and infinity).
 // Bools are bytes (dtype_size 1) and halves 2 bytes; the shaders read them
 // out of 32-bit words and write whole words of 4 bools or 2 halves.
 #include <map>
@@ -45,8 +46,8 @@ Status record_where(const NodeArgs& args, Recorder& recorder) {
   dispatch.push_constants = words_to_bytes(words);
   dispatch.reads = {args.inputs[0], args.inputs[1], args.inputs[2]};
   dispatch.writes = {args.outputs[0]};
-  dispatch.groups = groups_for(
-      (count + per_invocation - 1) / per_invocation, recorder.limits());
+  dispatch.groups = groups_for((count + per_invocation - 1) / per_invocation,
+                               recorder.limits());
   return recorder.dispatch(dispatch);
 }
 
@@ -115,6 +116,30 @@ Status record_bool_op(uint32_t code, const NodeArgs& args, Recorder& recorder) {
   return recorder.dispatch(dispatch);
 }
 
+// IsNaN (code 0) and IsInf (code 1) by shaders/float_class.comp.
+Status record_float_class(uint32_t code, const NodeArgs& args,
+                          Recorder& recorder) {
+  const int64_t count = element_count(args.output_dims[0]);
+  const Node& node = *args.node;
+  Dispatch dispatch;
+  dispatch.shader = "float_class";
+  dispatch.specialization = {kLocalSize, code};
+  dispatch.push_constants = push_bytes(
+      {static_cast<uint32_t>(count),
+       static_cast<uint32_t>(int_attr(node, "detect_negative", 1) != 0),
+       static_cast<uint32_t>(int_attr(node, "detect_positive", 1) != 0)});
+  dispatch.reads = {args.inputs[0]};
+  dispatch.writes = {args.outputs[0]};
+  dispatch.groups = groups_for((count + 3) / 4, recorder.limits());
+  if (count == 0) return Status::ok();
+  return recorder.dispatch(dispatch);
+}
+
+Status supports_float_class(const Graph& graph, const Node& node,
+                            const DeviceLimits&) {
+  return require_input(graph, node, 0, DType::kF32);
+}
+
 Status supports_bool_op(const Graph& graph, const Node& node,
                         const DeviceLimits&) {
   for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -178,6 +203,15 @@ void register_logic_ops_kernels(KernelTable& table) {
     table.add({kOnnxDomain, op, supports_bool_op, nullptr,
                [c](const NodeArgs& args, const KernelTiling&, Recorder& r) {
                  return record_bool_op(c, args, r);
+               }});
+  }
+  const std::pair<const char*, uint32_t> float_classes[] = {{"IsNaN", 0},
+                                                            {"IsInf", 1}};
+  for (const auto& [op, code] : float_classes) {
+    uint32_t c = code;
+    table.add({kOnnxDomain, op, supports_float_class, nullptr,
+               [c](const NodeArgs& args, const KernelTiling&, Recorder& r) {
+                 return record_float_class(c, args, r);
                }});
   }
   // CastLike takes its target dtype from input 1, which it never reads.

@@ -33,6 +33,14 @@ void add_dispatch_limit_cases(std::vector<OpCase>& cases) {
   cases.push_back(make_case("Concat", "past_one_grid_row",
                             {f32({2, 1100, 1000}, 7), f32({2, 1100, 1000}, 8)},
                             {{"axis", int64_t{2}}}));
+  cases.push_back(
+      make_case("IsNaN", "past_one_grid_row", {f32({kPastOneGridRow}, 9)}));
+  // Rows of 2000 gathered in reverse: 4.4M elements out.
+  std::vector<int64_t> rows(2200);
+  for (int64_t i = 0; i < 2200; ++i) rows[i] = 2199 - i;
+  cases.push_back(make_case(
+      "GatherND", "past_one_grid_row",
+      {f32({2200, 2000}, 10), Tensor::from_vector<int64_t>({2200, 1}, rows)}));
 }
 
 }  // namespace seqrt

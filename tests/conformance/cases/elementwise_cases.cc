@@ -1,6 +1,7 @@
 // Conformance cases of ops/elementwise: every op on odd sizes, with
 // broadcasting, and in each dtype class it accepts; a few cases that must
 // fail on every backend.
+#include <limits>
 #include <string>
 
 #include "tests/conformance/op_case.h"
@@ -433,6 +434,43 @@ void add_onednn_sized_cases(std::vector<OpCase>& cases) {
                 {random_tensor(DType::kF32, {64, 384}, ++seed, -4, 4)}));
 }
 
+// Random values with NaN, +inf and -inf planted at a stride (a 1-in-7 to
+// 1-in-13 spread, so every word and half-word position of a packed bool
+// output sees each class).
+Tensor with_specials(DType dtype, std::vector<int64_t> dims, uint64_t seed) {
+  Tensor t = random_tensor(dtype, std::move(dims), seed, -3.0, 3.0);
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity()};
+  for (int64_t i = 0; i < t.num_elements(); i += 7 + (i % 7)) {
+    t.set_element_f64(i, specials[(i / 3) % 3]);
+  }
+  return t;
+}
+
+void add_float_class_cases(std::vector<OpCase>& cases) {
+  uint64_t seed = 40;
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
+    const std::string name = std::string(dtype_name(dtype)) + "_5x13";
+    cases.push_back(
+        make_case("IsNaN", name, {with_specials(dtype, {5, 13}, ++seed)}));
+    cases.push_back(
+        make_case("IsInf", name, {with_specials(dtype, {5, 13}, ++seed)}));
+  }
+  const Tensor x = with_specials(DType::kF32, {3, 1, 11}, ++seed);
+  cases.push_back(make_case("IsInf", "negative_only", {x},
+                            {{"detect_positive", int64_t{0}}}));
+  cases.push_back(make_case("IsInf", "positive_only", {x},
+                            {{"detect_negative", int64_t{0}}}));
+  cases.push_back(make_case(
+      "IsInf", "neither", {x},
+      {{"detect_negative", int64_t{0}}, {"detect_positive", int64_t{0}}}));
+  cases.push_back(
+      make_case("IsNaN", "scalar", {with_specials(DType::kF32, {}, ++seed)}));
+  cases.push_back(expect_failure(make_case(
+      "IsNaN", "rejects_i32", {random_tensor(DType::kI32, {3}, ++seed)})));
+}
+
 }  // namespace
 
 void add_elementwise_cases(std::vector<OpCase>& cases) {
@@ -447,6 +485,7 @@ void add_elementwise_cases(std::vector<OpCase>& cases) {
   add_cast_cases(cases);
   add_mod_cases(cases);
   add_onednn_sized_cases(cases);
+  add_float_class_cases(cases);
 }
 
 }  // namespace seqrt

@@ -1,6 +1,9 @@
-// ScatterND and ScatterElements: slices and elements, every reduction,
-// duplicate and negative indices, byte-moving dtypes (bool, f16) and the
-// shapes real exports use (Mamba's conv_state[:, :, -1] = x, a mask row).
+// The index-tuple ops. ScatterND and ScatterElements: slices and elements,
+// every reduction, duplicate and negative indices, byte-moving dtypes
+// (bool, f16) and the shapes real exports use (Mamba's conv_state[:, :,
+// -1] = x, a mask row). GatherND: every k, batch_dims, int32 and negative
+// indices, each element width, the attention-mask lookup of transformers'
+// dynamo exports, and the bad-index errors.
 #include "tests/conformance/op_case.h"
 
 namespace seqrt {
@@ -93,11 +96,50 @@ void add_scatter_elements_cases(std::vector<OpCase>& cases) {
                 {{"axis", 1}})));
 }
 
+void add_gather_nd_cases(std::vector<OpCase>& cases) {
+  const char* op = "GatherND";
+  cases.push_back(
+      make_case(op, "f32_elements",
+                {rand(DType::kF32, {4, 5}, 241),
+                 indices({6, 2}, {0, 0, 3, 4, -1, -5, 2, 1, 1, 3, 0, 4})}));
+  cases.push_back(make_case(
+      op, "i64_rows_rank3_indices",
+      {rand(DType::kI64, {5, 3}, 242), indices({2, 2, 1}, {4, 0, -2, 4})}));
+  cases.push_back(
+      make_case(op, "f16_blocks",
+                {rand(DType::kF16, {3, 4, 5}, 243), indices({2, 1}, {2, 0})}));
+  cases.push_back(
+      make_case(op, "i32_indices_batch1",
+                {rand(DType::kF32, {2, 3, 4}, 244),
+                 Tensor::from_vector<int32_t>({2, 2, 1}, {2, 0, -1, 1})},
+                {{"batch_dims", int64_t{1}}}));
+  // attention_mask (batch, kv) read at (b, position) tuples, one per
+  // query row: the bool mask lookup of a Llama export with dynamo=True.
+  cases.push_back(make_case(
+      op, "bool_mask_batch1",
+      {rand(DType::kBool, {2, 9}, 245),
+       indices({2, 7, 1}, {0, 1, 2, 3, 4, 5, 6, 8, 7, 6, 5, 4, 3, 2})},
+      {{"batch_dims", int64_t{1}}}));
+  cases.push_back(
+      make_case(op, "f32_batch2_elements",
+                {rand(DType::kF32, {2, 3, 4, 5}, 246),
+                 indices({2, 3, 1, 2}, {0, 0, 3, 4, 1, 2, -1, -1, 2, 3, 0, 1})},
+                {{"batch_dims", int64_t{2}}}));
+  cases.push_back(expect_failure(
+      make_case(op, "rejects_out_of_range",
+                {rand(DType::kF32, {3, 2}, 247), indices({1, 2}, {0, 2})})));
+  cases.push_back(expect_failure(
+      make_case(op, "rejects_batch_dims_too_large",
+                {rand(DType::kF32, {3, 2}, 248), indices({3, 1}, {0, 1, 0})},
+                {{"batch_dims", int64_t{2}}})));
+}
+
 }  // namespace
 
 void add_scatter_cases(std::vector<OpCase>& cases) {
   add_scatter_nd_cases(cases);
   add_scatter_elements_cases(cases);
+  add_gather_nd_cases(cases);
 }
 
 }  // namespace seqrt
