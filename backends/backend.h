@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend_options.h"
 #include "graph/graph.h"
 #include "ops/node_profiler.h"
 
@@ -39,13 +40,6 @@ struct CompileOptions {
   bool profile = false;
 };
 
-// Device memory owned by a backend; `data` is a host pointer for host
-// backends and an opaque handle otherwise.
-struct DeviceBuffer {
-  void* data = nullptr;
-  size_t bytes = 0;
-};
-
 // The kernel-level plan of one node (DESIGN.md §5.2): how the backend tiles
 // it and where its running state lives, for `seqrt inspect --plan`.
 struct KernelPlanEntry {
@@ -72,13 +66,14 @@ class ExecutableState {
 // A graph compiled for one backend. Immutable once built: run() may be
 // called from several threads at once.
 //
-// Device-resident state is optional: a backend whose memory is not the
-// host's (Vulkan) overrides create_state() and the three calls after it,
-// so a Stream's state pairs stay on the device and a step moves only its
-// other inputs and outputs. The default says kUnsupported and a Stream
-// feeds its state to run() as host tensors, which on host backends is
-// already free (the state is moved in and updated in place), so they and
-// the CUDA plugin need nothing new.
+// Device-resident state is a declared capability: an executable whose
+// memory is not the host's (Vulkan) answers keeps_state_on_device() with
+// true and implements create_state() and the three calls after it, so a
+// Stream's state pairs stay on the device and a step moves only its other
+// inputs and outputs. The others answer false and a Stream feeds its state
+// to run() as host tensors, which on host backends is already free (the
+// state is moved in and updated in place); their state calls are never
+// made and say kUnsupported.
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -89,9 +84,12 @@ class Executable {
   // inputs the caller still holds are never written.
   virtual Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const = 0;
 
+  // Whether a Stream's state lives on the device between runs (the four
+  // calls below); false: the caller keeps it and uses run().
+  virtual bool keeps_state_on_device() const { return false; }
   // A state on the device holding `state`, one tensor per graph.state_pairs
-  // entry in that order (typed as the pairs' inputs); kUnsupported where
-  // the backend keeps no state (the caller then uses run()).
+  // entry in that order (typed as the pairs' inputs). Only called where
+  // keeps_state_on_device().
   virtual Result<std::unique_ptr<ExecutableState>> create_state(
       const std::vector<Tensor>& /*state*/) const {
     return unsupported("this backend keeps no state on its device");
@@ -128,6 +126,12 @@ class Executable {
   }
 };
 
+// A device opened with BackendOptions (backend_options.h) by the factory
+// each backend exports; runtime/backend_registry.h creates them by name.
+// Tensors cross to and from the device only inside Executable::run and the
+// state calls: the runtime holds no device memory of its own, so the
+// interface has no buffer or copy calls (each backend keeps its allocator
+// and transfers private: Vulkan's memory.h, CUDA's device_memory.h).
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -140,14 +144,6 @@ class Backend {
   // unsupported node.
   virtual Result<std::unique_ptr<Executable>> compile(
       const Graph& graph, const CompileOptions& options) = 0;
-
-  virtual Result<DeviceBuffer> allocate(size_t bytes) = 0;
-  virtual void release(DeviceBuffer& buffer) = 0;
-  virtual Status copy_to_device(DeviceBuffer& dst, const void* src,
-                                size_t bytes) = 0;
-  virtual Status copy_to_host(void* dst, const DeviceBuffer& src,
-                              size_t bytes) = 0;
-  virtual Status synchronize() = 0;
 };
 
 }  // namespace seqrt

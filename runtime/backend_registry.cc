@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
+#include "backends/cuda/plugin_abi.h"
 #include "backends/reference/reference_backend.h"
 #include "runtime/cuda_plugin.h"
 #ifdef SEQRT_HAVE_CPU_BACKEND
@@ -16,21 +20,20 @@ namespace {
 
 struct BackendEntry {
   const char* name;
-  std::unique_ptr<Backend> (*create)();
-  // Set instead of `create` by backends whose device may be missing.
-  Result<std::unique_ptr<Backend>> (*create_checked)() = nullptr;
+  Result<std::unique_ptr<Backend>> (*create)(const BackendOptions& options);
+  const std::vector<BackendOptionSpec>& (*option_specs)();
 };
 
 // One line per backend compiled into this build (CMake options
 // SEQRT_BACKEND_*); later backends add theirs behind their macro.
 const std::vector<BackendEntry>& entries() {
   static const std::vector<BackendEntry> list = {
-      {"reference", &create_reference_backend},
+      {"reference", &create_reference_backend, &reference_backend_option_specs},
 #ifdef SEQRT_HAVE_CPU_BACKEND
-      {"cpu", &create_cpu_backend},
+      {"cpu", &create_cpu_backend, &cpu_backend_option_specs},
 #endif
 #ifdef SEQRT_HAVE_VULKAN_BACKEND
-      {"vulkan", nullptr, &create_vulkan_backend_from_env},
+      {"vulkan", &create_vulkan_backend, &vulkan_backend_option_specs},
 #endif
   };
   return list;
@@ -53,15 +56,46 @@ std::string default_backend() {
   return "reference";
 }
 
-Result<std::unique_ptr<Backend>> create_backend(const std::string& name) {
-  if (name == "cuda") return load_cuda_backend();
+Result<std::unique_ptr<Backend>> create_backend(const std::string& name,
+                                                const BackendOptions& options) {
+  if (name == "cuda") {
+    // Checked here too, so that a bad key fails alike with no GPU.
+    SEQRT_RETURN_IF_ERROR(check_backend_option_keys(
+        "cuda", options, cuda_plugin::cuda_backend_option_specs()));
+    return load_cuda_backend(options);
+  }
   for (const BackendEntry& entry : entries()) {
-    if (name != entry.name) continue;
-    if (entry.create_checked != nullptr) return entry.create_checked();
-    return entry.create();
+    if (name == entry.name) return entry.create(options);
   }
   return not_found("no backend '{}' in this build; available: {}", name,
                    fmt::join(compiled_backends(), ", "));
+}
+
+std::vector<BackendOptionSpec> backend_option_specs(const std::string& name) {
+  if (name == "cuda" && cuda_plugin_built()) {
+    return cuda_plugin::cuda_backend_option_specs();
+  }
+  for (const BackendEntry& entry : entries()) {
+    if (name == entry.name) return entry.option_specs();
+  }
+  return {};
+}
+
+Status set_backend_option(BackendOptions& options, const std::string& key,
+                          const std::string& value) {
+  std::set<std::string> known;
+  for (const std::string& name : compiled_backends()) {
+    for (const BackendOptionSpec& spec : backend_option_specs(name)) {
+      known.insert(spec.key);
+    }
+  }
+  if (known.count(key) == 0) {
+    return invalid_argument(
+        "no backend of this build takes option '{}'; the options are: {} "
+        "(backends/README.md says which backend takes which)",
+        key, fmt::join(known, ", "));
+  }
+  return options.set(key, value);
 }
 
 }  // namespace seqrt

@@ -19,7 +19,19 @@ std::string default_backend();
 
 // kNotFound naming the compiled backends when `name` is not one of them;
 // kNoDevice when the backend is compiled but this machine has no device
-// for it (no driver, no GPU).
-Result<std::unique_ptr<Backend>> create_backend(const std::string& name);
+// for it (no driver, no GPU); kInvalidArgument naming the key when
+// `options` has one the backend does not take or a value it refuses
+// (backends/backend_options.h; environment variables override options).
+Result<std::unique_ptr<Backend>> create_backend(
+    const std::string& name, const BackendOptions& options = {});
+
+// The option keys backend `name` takes (empty for a name not compiled).
+std::vector<BackendOptionSpec> backend_option_specs(const std::string& name);
+
+// BackendOptions::set, refusing at once a key that no backend of this
+// build takes (naming the keys they do take); a key only some backends
+// take is checked again when the backend is created.
+Status set_backend_option(BackendOptions& options, const std::string& key,
+                          const std::string& value);
 
 }  // namespace seqrt

@@ -100,7 +100,7 @@ std::vector<std::string> cuda_plugin_search_paths() {
 }
 
 Result<std::unique_ptr<Backend>> load_cuda_backend_from(
-    const std::string& path) {
+    const std::string& path, const BackendOptions& options) {
   SEQRT_ASSIGN_OR_RETURN(void* handle, open_plugin(path));
   void* symbol = dlsym(handle, cuda_plugin::kEntryName);
   if (symbol == nullptr) {
@@ -110,6 +110,7 @@ Result<std::unique_ptr<Backend>> load_cuda_backend_from(
   }
   auto create = reinterpret_cast<cuda_plugin::CreateFn>(symbol);
   cuda_plugin::AbiRecord abi;
+  abi.options = &options;
   cuda_plugin::CreateResult result;
   create(&abi, &result);
   if (result.backend == nullptr) {
@@ -121,12 +122,13 @@ Result<std::unique_ptr<Backend>> load_cuda_backend_from(
   return std::unique_ptr<Backend>(result.backend);
 }
 
-Result<std::unique_ptr<Backend>> load_cuda_backend() {
+Result<std::unique_ptr<Backend>> load_cuda_backend(
+    const BackendOptions& options) {
   std::vector<std::string> paths = cuda_plugin_search_paths();
   for (const std::string& path : paths) {
     if (!is_file(path)) continue;
     SEQRT_RETURN_IF_ERROR(check_driver());
-    return load_cuda_backend_from(path);
+    return load_cuda_backend_from(path, options);
   }
   return unsupported(
       "cuda backend: plugin {} not found (looked at {}); build seqrt with "

@@ -30,10 +30,13 @@ std::vector<std::string> cuda_plugin_search_paths();
 // ABI. The
 // plugin stays loaded for the life of the process (its objects may outlive any
 // caller).
-Result<std::unique_ptr<Backend>> load_cuda_backend();
+// `options` go to the plugin (its keys: cuda_backend_option_specs() in
+// backends/cuda/plugin_abi.h).
+Result<std::unique_ptr<Backend>> load_cuda_backend(
+    const BackendOptions& options = {});
 
 // The same from one plugin file (tests load broken plugins this way).
 Result<std::unique_ptr<Backend>> load_cuda_backend_from(
-    const std::string& path);
+    const std::string& path, const BackendOptions& options = {});
 
 }  // namespace seqrt

@@ -56,8 +56,9 @@ Result<std::unique_ptr<Session>> Session::create(Graph graph,
   }
   if (!status.is_ok()) return status.with_context(context);
 
-  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
-                         create_backend(options.backend));
+  SEQRT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Backend> backend,
+      create_backend(options.backend, options.backend_options));
   report_progress(options.progress,
                   fmt::format("compiling for {}", options.backend));
   Result<std::unique_ptr<Executable>> executable =

@@ -35,6 +35,11 @@ namespace seqrt {
 struct SessionOptions {
   // A name of compiled_backends(); by default "cpu" (default_backend()).
   std::string backend = default_backend();
+  // What the backend is opened with: device, fp16 weights, ...
+  // (backends/backend_options.h; set_backend_option() checks a key at
+  // once). A key the backend does not take fails create() naming it; its
+  // environment variables, where set, override these.
+  BackendOptions backend_options;
   // Run the graph passes (compiler/passes: folding, dead code, fusions into
   // the fused ops) before compiling; off runs the graph exactly as given.
   bool optimize = true;

@@ -105,7 +105,7 @@ Result<std::map<std::string, Tensor>> Stream::run_bound(
     std::vector<Tensor> inputs) {
   const Graph& graph = session_.graph();
   const Executable& executable = *session_.executable_;
-  if (!host_only_ && !graph.state_pairs.empty()) {
+  if (executable.keeps_state_on_device() && !graph.state_pairs.empty()) {
     std::vector<Tensor> states(graph.state_pairs.size()), rest;
     for (size_t i = 0; i < graph.inputs.size(); ++i) {
       const int pair = state_of_input(graph, graph.inputs[i]);
@@ -115,25 +115,17 @@ Result<std::map<std::string, Tensor>> Stream::run_bound(
         rest.push_back(inputs[i]);
       }
     }
-    Status loaded = Status::ok();
     if (device_state_ != nullptr) {
-      loaded = executable.write_state(*device_state_, states);
+      SEQRT_RETURN_IF_ERROR(executable.write_state(*device_state_, states));
     } else {
-      Result<std::unique_ptr<ExecutableState>> made =
-          executable.create_state(states);
-      loaded = made.status();
-      if (made.is_ok()) device_state_ = std::move(made).value();
+      SEQRT_ASSIGN_OR_RETURN(device_state_, executable.create_state(states));
     }
-    if (loaded.is_ok()) {
-      state_.clear();
-      on_device_ = true;
-      // Stopped before the device runs: the state just loaded is intact.
-      SEQRT_RETURN_IF_ERROR(check_run_stop(
-          [&] { return fmt::format("before graph '{}' ran", graph.name); }));
-      return run_with_state(std::move(rest));
-    }
-    if (loaded.code() != StatusCode::kUnsupported) return loaded;
-    host_only_ = true;
+    state_.clear();
+    on_device_ = true;
+    // Stopped before the device runs: the state just loaded is intact.
+    SEQRT_RETURN_IF_ERROR(check_run_stop(
+        [&] { return fmt::format("before graph '{}' ran", graph.name); }));
+    return run_with_state(std::move(rest));
   }
   Result<std::map<std::string, Tensor>> outputs = internal_error("not run");
   if (in_place_) {

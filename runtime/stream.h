@@ -23,11 +23,11 @@
 // says so). Holding a snapshot() keeps the state intact either way (the
 // step then copies it).
 //
-// On a backend that keeps state on its device (Executable::create_state,
-// e.g. Vulkan) the first run copies the state there once and later runs
-// leave it there: a step moves only its other inputs and outputs.
-// snapshot() then reads the state back and restore() writes it at the next
-// run, so both cost a copy of the state.
+// On a backend that keeps state on its device
+// (Executable::keeps_state_on_device, e.g. Vulkan) the first run copies the
+// state there once and later runs leave it there: a step moves only its other
+// inputs and outputs. snapshot() then reads the state back and restore() writes
+// it at the next run, so both cost a copy of the state.
 #pragma once
 
 #include <map>
@@ -93,7 +93,6 @@ class Stream {
   // programs recorded for them) are reused.
   std::unique_ptr<ExecutableState> device_state_;
   bool on_device_ = false;  // device_state_ holds the current state
-  bool host_only_ = false;  // the executable keeps no state on a device
   bool in_place_ = false;   // set_update_state_in_place
 };
 

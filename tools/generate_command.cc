@@ -19,6 +19,7 @@
 #include "runtime/model_loader.h"
 #include "runtime/session.h"
 #include "runtime/stream.h"
+#include "tools/backend_option_flags.h"
 #include "tools/command.h"
 #include "tools/generate/char_tokenizer.h"
 #include "tools/generate/prompt.h"
@@ -45,6 +46,7 @@ struct GenerateOptions {
   bool no_mmap = false;
   SamplerOptions sampler;
   LimitFlags limits;
+  std::vector<std::string> backend_options;  // --backend-option KEY=VALUE
 };
 
 using Clock = std::chrono::steady_clock;
@@ -136,6 +138,8 @@ Status generate(const GenerateOptions& options) {
 
   SessionOptions session_options;
   session_options.backend = options.backend;
+  SEQRT_ASSIGN_OR_RETURN(session_options.backend_options,
+                         parse_backend_option_flags(options.backend_options));
   session_options.progress = progress.callback();
   SEQRT_RETURN_IF_ERROR(
       apply_limit_flags(options.limits, session_options.limits));
@@ -225,6 +229,7 @@ Command add_generate_command(CLI::App& app) {
       ->capture_default_str();
   add_no_mmap_flag(*sub, options->no_mmap);
   add_limit_flags(*sub, options->limits);
+  add_backend_option_flag(*sub, options->backend_options);
   return {sub, [options] { return generate(*options); }};
 }
 

@@ -17,6 +17,7 @@
 #include "graph/dot.h"
 #include "graph/printer.h"
 #include "runtime/model_loader.h"
+#include "tools/backend_option_flags.h"
 #include "tools/command.h"
 #include "tools/human_bytes.h"
 #include "tools/inspect_kernels.h"
@@ -34,7 +35,8 @@ struct InspectOptions {
   bool print_plan = false;
   std::vector<std::string> bindings;  // NAME=SIZE, for --plan
   std::string backend;                // --plan --backend: its kernel plan
-  std::string dot_path;               // --dot: where to write the DOT text
+  std::vector<std::string> backend_options;  // --backend-option KEY=VALUE
+  std::string dot_path;  // --dot: where to write the DOT text
   bool no_mmap = false;
 };
 
@@ -122,8 +124,11 @@ Status run_inspect(const InspectOptions& options) {
   if (options.print_plan) {
     SEQRT_RETURN_IF_ERROR(print_memory_plan(graph, options.bindings));
     if (!options.backend.empty()) {
-      SEQRT_RETURN_IF_ERROR(
-          print_kernel_plan(graph, options.backend, options.bindings));
+      SEQRT_ASSIGN_OR_RETURN(
+          BackendOptions backend_options,
+          parse_backend_option_flags(options.backend_options));
+      SEQRT_RETURN_IF_ERROR(print_kernel_plan(
+          graph, options.backend, backend_options, options.bindings));
     }
   }
   if (!options.dot_path.empty()) {
@@ -157,11 +162,14 @@ Command add_inspect_command(CLI::App& app) {
                   "Size of a symbolic dim for --plan, as NAME=SIZE "
                   "(repeatable)")
       ->needs(plan);
-  sub->add_option("--backend", options->backend,
-                  "With --plan: also compile on this backend and print its "
-                  "kernel-level plan (per node: tiling, where the running "
-                  "state lives, shared memory per workgroup and the limit)")
-      ->needs(plan);
+  CLI::Option* backend =
+      sub->add_option("--backend", options->backend,
+                      "With --plan: also compile on this backend and print "
+                      "its kernel-level plan (per node: tiling, where the "
+                      "running state lives, shared memory per workgroup and "
+                      "the limit)")
+          ->needs(plan);
+  add_backend_option_flag(*sub, options->backend_options)->needs(backend);
   sub->add_option("--dot", options->dot_path,
                   "Write the graph as Graphviz DOT to this file (render it "
                   "with 'dot -Tsvg FILE -o graph.svg')");

@@ -24,10 +24,12 @@ std::string shared_text(const KernelPlanEntry& entry) {
 }  // namespace
 
 Status print_kernel_plan(const Graph& graph, const std::string& backend,
+                         const BackendOptions& backend_options,
                          const std::vector<std::string>& bindings) {
   SEQRT_ASSIGN_OR_RETURN(auto dims, parse_bindings(bindings));
   SessionOptions options;
   options.backend = backend;
+  options.backend_options = backend_options;
   options.compile.dim_bindings = dims;
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                          Session::create(graph, options));

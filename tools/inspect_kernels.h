@@ -6,14 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend_options.h"
 #include "graph/graph.h"
 #include "graph/status.h"
 
 namespace seqrt {
 
-// Compiles `graph` on `backend` as `seqrt run` would, with the symbolic dims
-// bound by `bindings` ("seq=128"), and prints the kernel plan.
+// Compiles `graph` on `backend` (opened with `backend_options`) as `seqrt
+// run` would, with the symbolic dims bound by `bindings` ("seq=128"), and
+// prints the kernel plan.
 Status print_kernel_plan(const Graph& graph, const std::string& backend,
+                         const BackendOptions& backend_options,
                          const std::vector<std::string>& bindings);
 
 }  // namespace seqrt

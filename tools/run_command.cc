@@ -19,6 +19,7 @@
 #include "runtime/backend_registry.h"
 #include "runtime/model_loader.h"
 #include "runtime/session.h"
+#include "tools/backend_option_flags.h"
 #include "tools/command.h"
 #include "tools/input_files.h"
 #include "tools/limit_flags.h"
@@ -42,6 +43,7 @@ struct RunOptions {
   bool no_optimize = false;
   bool no_mmap = false;
   LimitFlags limits;
+  std::vector<std::string> backend_options;  // --backend-option KEY=VALUE
 };
 
 using Clock = std::chrono::steady_clock;
@@ -144,6 +146,8 @@ Status run_model(const RunOptions& options) {
 
   SessionOptions session_options;
   session_options.backend = options.backend;
+  SEQRT_ASSIGN_OR_RETURN(session_options.backend_options,
+                         parse_backend_option_flags(options.backend_options));
   session_options.optimize = !options.no_optimize;
   SEQRT_RETURN_IF_ERROR(
       apply_limit_flags(options.limits, session_options.limits));
@@ -220,6 +224,7 @@ Command add_run_command(CLI::App& app) {
                 "Run the graph as given, without the fusion passes");
   add_no_mmap_flag(*sub, options->no_mmap);
   add_limit_flags(*sub, options->limits);
+  add_backend_option_flag(*sub, options->backend_options);
   return {sub, [options] { return run_model(*options); }};
 }
 

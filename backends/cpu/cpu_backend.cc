@@ -8,7 +8,6 @@
 #include "backends/cpu/node_threads.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/thread_governor.h"
-#include "backends/host_memory.h"
 #include "compiler/admit.h"
 #include "ops/registry.h"
 
@@ -109,7 +108,7 @@ class CpuExecutable : public Executable {
   cpu::ArenaRunner arena_;  // reads graph_, declared after it
 };
 
-class CpuBackend : public HostMemoryBackend {
+class CpuBackend : public Backend {
  public:
   CpuBackend() {
     info_.backend = "cpu";
@@ -150,6 +149,20 @@ class CpuBackend : public HostMemoryBackend {
 
 std::unique_ptr<Backend> create_cpu_backend() {
   return std::make_unique<CpuBackend>();
+}
+
+const std::vector<BackendOptionSpec>& cpu_backend_option_specs() {
+  static const std::vector<BackendOptionSpec> specs = {
+      {"device", "0, the host's one device; threads are num_threads"}};
+  return specs;
+}
+
+Result<std::unique_ptr<Backend>> create_cpu_backend(
+    const BackendOptions& options) {
+  SEQRT_RETURN_IF_ERROR(
+      check_backend_option_keys("cpu", options, cpu_backend_option_specs()));
+  SEQRT_RETURN_IF_ERROR(check_single_device("cpu", options));
+  return create_cpu_backend();
 }
 
 }  // namespace seqrt

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "backends/cuda/cuda_context.h"
-#include "backends/cuda/cuda_status.h"
 #include "backends/cuda/kernel_plan.h"
 #include "backends/cuda/kernel_table.h"
 #include "compiler/admit.h"
@@ -93,51 +92,6 @@ class CudaBackend : public Backend {
     auto executable = std::make_unique<CudaExecutable>(graph, context_);
     SEQRT_RETURN_IF_ERROR(executable->prepare());
     return std::unique_ptr<Executable>(std::move(executable));
-  }
-
-  Result<DeviceBuffer> allocate(size_t bytes) override {
-    SEQRT_RETURN_IF_ERROR(context_->activate());
-    SEQRT_ASSIGN_OR_RETURN(void* data, device_malloc(bytes, "a buffer"));
-    return DeviceBuffer{data, bytes};
-  }
-
-  void release(DeviceBuffer& buffer) override {
-    device_free(buffer.data);
-    buffer = DeviceBuffer{};
-  }
-
-  Status copy_to_device(DeviceBuffer& dst, const void* src,
-                        size_t bytes) override {
-    if (bytes > dst.bytes) {
-      return invalid_argument(
-          "cuda backend: copy of {} bytes into a {}-byte "
-          "buffer",
-          bytes, dst.bytes);
-    }
-    SEQRT_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(dst.data, src, bytes, cudaMemcpyHostToDevice),
-        "copy to the device");
-    return Status::ok();
-  }
-
-  Status copy_to_host(void* dst, const DeviceBuffer& src,
-                      size_t bytes) override {
-    if (bytes > src.bytes) {
-      return invalid_argument(
-          "cuda backend: copy of {} bytes from a {}-byte "
-          "buffer",
-          bytes, src.bytes);
-    }
-    SEQRT_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(dst, src.data, bytes, cudaMemcpyDeviceToHost),
-        "copy to the host");
-    return Status::ok();
-  }
-
-  Status synchronize() override {
-    SEQRT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context_->stream()),
-                               "synchronize");
-    return Status::ok();
   }
 
  private:

@@ -182,12 +182,18 @@ TEST(CudaKernels, OutOfMemoryIsOneClearError) {
   // Read once, at the first device allocation of this test process.
   setenv("SEQRT_CUDA_FAULT", "oom", 1);
   SKIP_WITHOUT_CUDA(cuda);
-  Result<DeviceBuffer> buffer = (*cuda)->allocate(1 << 20);
-  ASSERT_FALSE(buffer.is_ok());
-  EXPECT_EQ(buffer.status().code(), StatusCode::kOutOfMemory);
-  EXPECT_NE(buffer.status().message().find("out of device memory"),
+  // The run's node arena is the first device memory asked for.
+  GraphBuilder b("oom");
+  ValueId x = b.input("x", DType::kF32, Shape{256, 256});
+  b.output(b.add("Tanh", {x}), "y");
+  Graph graph = std::move(b).build().value();
+  Result<std::vector<Tensor>> ran =
+      run_on(**cuda, graph, {random_uniform_f32({256, 256}, 1)});
+  ASSERT_FALSE(ran.is_ok());
+  EXPECT_EQ(ran.status().code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(ran.status().message().find("out of device memory"),
             std::string::npos)
-      << buffer.status().message();
+      << ran.status().message();
   unsetenv("SEQRT_CUDA_FAULT");
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "backends/backend.h"
 
@@ -17,9 +18,21 @@ namespace seqrt::cuda_plugin {
 // layout or meaning in a way the size check below cannot see.
 // 2: Executable::kernel_plan. 3: Executable::create_state, run_with_state,
 // read_state and write_state (a Stream's state kept on the device).
-inline constexpr uint32_t kAbiVersion = 3;
+// 4: Executable::keeps_state_on_device, Backend without its buffer calls,
+// the BackendOptions in the record.
+inline constexpr uint32_t kAbiVersion = 4;
 
-// What the runtime passes in: its view of the ABI.
+// The keys the CUDA backend takes (BackendOptions); $SEQRT_CUDA_DEVICE
+// overrides "device". Here so that the runtime checks them without loading
+// the plugin and the plugin checks the same list.
+inline const std::vector<BackendOptionSpec>& cuda_backend_option_specs() {
+  static const std::vector<BackendOptionSpec> specs = {
+      {"device", "a CUDA device index"}};
+  return specs;
+}
+
+// What the runtime passes in: its view of the ABI, then (only read once
+// the versions agree) the options the backend is created with.
 struct AbiRecord {
   uint32_t version = kAbiVersion;
   uint32_t sizeof_graph = sizeof(Graph);
@@ -27,6 +40,8 @@ struct AbiRecord {
   uint32_t sizeof_tensor = sizeof(Tensor);
   uint32_t sizeof_status = sizeof(Status);
   uint32_t sizeof_device_info = sizeof(DeviceInfo);
+  uint32_t sizeof_backend_options = sizeof(BackendOptions);
+  const BackendOptions* options = nullptr;  // null: the defaults
 };
 
 // What the plugin hands back. On success `backend` is a new Backend the
@@ -53,6 +68,9 @@ inline const char* abi_mismatch(const AbiRecord& runtime,
   if (runtime.sizeof_status != plugin.sizeof_status) return "sizeof(Status)";
   if (runtime.sizeof_device_info != plugin.sizeof_device_info) {
     return "sizeof(DeviceInfo)";
+  }
+  if (runtime.sizeof_backend_options != plugin.sizeof_backend_options) {
+    return "sizeof(BackendOptions)";
   }
   return "";
 }

@@ -1,6 +1,7 @@
 // The plugin's only exported symbol (plugin.map): checks the runtime's ABI
 // record against its own, then creates the backend on device
-// $SEQRT_CUDA_DEVICE (default 0). Never throws across the boundary.
+// $SEQRT_CUDA_DEVICE, else the record's option "device", else 0. Never
+// throws across the boundary.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -37,8 +38,18 @@ extern "C" __attribute__((visibility("default"))) void seqrt_cuda_plugin_create(
     return;
   }
   try {
+    const seqrt::BackendOptions options = runtime_abi->options != nullptr
+                                              ? *runtime_abi->options
+                                              : seqrt::BackendOptions{};
+    seqrt::Status keys = seqrt::check_backend_option_keys(
+        "cuda", options, seqrt::cuda_plugin::cuda_backend_option_specs());
+    if (!keys.is_ok()) {
+      fail(result, keys.code(), keys.message());
+      return;
+    }
     const char* env = std::getenv("SEQRT_CUDA_DEVICE");
-    int device = env != nullptr ? std::atoi(env) : 0;
+    int device = env != nullptr && env[0] != '\0' ? std::atoi(env)
+                                                  : options.device.value_or(0);
     auto backend = seqrt::cuda::create_cuda_backend(device);
     if (!backend.is_ok()) {
       fail(result, backend.status().code(), backend.status().message());

@@ -1,6 +1,5 @@
 #include "backends/reference/reference_backend.h"
 
-#include "backends/host_memory.h"
 #include "compiler/admit.h"
 #include "ops/interpreter.h"
 #include "ops/registry.h"
@@ -39,7 +38,7 @@ class ReferenceExecutable : public Executable {
   std::unique_ptr<NodeProfiler> profiler_;  // when compiled to profile
 };
 
-class ReferenceBackend : public HostMemoryBackend {
+class ReferenceBackend : public Backend {
  public:
   ReferenceBackend() {
     info_.backend = "reference";
@@ -82,6 +81,20 @@ Result<std::vector<Tensor>> run_reference_graph(
 
 std::unique_ptr<Backend> create_reference_backend() {
   return std::make_unique<ReferenceBackend>();
+}
+
+const std::vector<BackendOptionSpec>& reference_backend_option_specs() {
+  static const std::vector<BackendOptionSpec> specs = {
+      {"device", "0, the host's one device"}};
+  return specs;
+}
+
+Result<std::unique_ptr<Backend>> create_reference_backend(
+    const BackendOptions& options) {
+  SEQRT_RETURN_IF_ERROR(check_backend_option_keys(
+      "reference", options, reference_backend_option_specs()));
+  SEQRT_RETURN_IF_ERROR(check_single_device("reference", options));
+  return create_reference_backend();
 }
 
 }  // namespace seqrt

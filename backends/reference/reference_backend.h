@@ -10,6 +10,12 @@
 namespace seqrt {
 
 std::unique_ptr<Backend> create_reference_backend();
+// The keys create_reference_backend(options) takes: "device" (0 only).
+const std::vector<BackendOptionSpec>& reference_backend_option_specs();
+// The same, refusing options it does not take (an unknown key, a device
+// other than 0) with an error naming them.
+Result<std::unique_ptr<Backend>> create_reference_backend(
+    const BackendOptions& options);
 
 // Runs `graph` directly (no Backend object); used by the reference
 // executable and by reference kernels that run subgraphs. `outer` holds

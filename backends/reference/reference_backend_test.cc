@@ -88,18 +88,22 @@ TEST(ReferenceBackend, CompileListsUnknownOps) {
   EXPECT_FALSE(backend->supports(graph, graph.nodes[0]).is_ok());
 }
 
-TEST(ReferenceBackend, BuffersAndCopies) {
-  auto backend = create_reference_backend();
-  DeviceBuffer buffer = backend->allocate(16).value();
-  float in[4] = {1, 2, 3, 4};
-  float out[4] = {};
-  ASSERT_TRUE(backend->copy_to_device(buffer, in, sizeof(in)).is_ok());
-  ASSERT_TRUE(backend->copy_to_host(out, buffer, sizeof(out)).is_ok());
-  EXPECT_EQ(out[3], 4.0f);
-  EXPECT_FALSE(backend->copy_to_device(buffer, in, 32).is_ok());
-  EXPECT_TRUE(backend->synchronize().is_ok());
-  backend->release(buffer);
-  EXPECT_EQ(buffer.data, nullptr);
+TEST(ReferenceBackend, TakesOnlyDeviceZero) {
+  BackendOptions options;
+  ASSERT_TRUE(options.set("device", "0").is_ok());
+  EXPECT_TRUE(create_reference_backend(options).is_ok());
+  options.device = 1;
+  Result<std::unique_ptr<Backend>> other = create_reference_backend(options);
+  EXPECT_EQ(other.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(other.status().message().find("device index 1"), std::string::npos);
+  options = BackendOptions{};
+  ASSERT_TRUE(options.set("forms", "chunked").is_ok());
+  Result<std::unique_ptr<Backend>> unknown = create_reference_backend(options);
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find(
+                "reference backend: no option 'forms'; it takes: device"),
+            std::string::npos)
+      << unknown.status().message();
 }
 
 }  // namespace

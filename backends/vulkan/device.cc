@@ -104,9 +104,10 @@ Result<std::shared_ptr<Device>> Device::open(const VulkanOptions& options) {
       options.fp16_weights || env_or_empty("SEQRT_VULKAN_FP16_WEIGHTS") == "1";
   if (device->fp16_weights_ && !device->limits_.fp16_storage) {
     return unsupported(
-        "vulkan: fp16 weights were asked for (SEQRT_VULKAN_FP16_WEIGHTS), "
-        "but device '{}' has no 16-bit storage (storageBuffer16BitAccess); "
-        "unset it to run with fp32 weights",
+        "vulkan: fp16 weights were asked for (backend option fp16_weights "
+        "or SEQRT_VULKAN_FP16_WEIGHTS), but device '{}' has no 16-bit "
+        "storage (storageBuffer16BitAccess); unset it to run with fp32 "
+        "weights",
         device->info_.name);
   }
   std::string fault = options.inject_fault.empty()
@@ -170,8 +171,9 @@ Status Device::create_instance(bool validation) {
     }
     if (!found) {
       return unsupported(
-          "vulkan: validation asked for (SEQRT_VULKAN_VALIDATION) but {} is "
-          "not installed (Debian: vulkan-validationlayers)",
+          "vulkan: validation asked for (backend option validation or "
+          "SEQRT_VULKAN_VALIDATION) but {} is not installed (Debian: "
+          "vulkan-validationlayers)",
           kValidationLayer);
     }
     layers.push_back(kValidationLayer);
@@ -265,7 +267,8 @@ Status Device::choose_physical(const VulkanOptions& options) {
   if (best < 0) {
     if (wanted_index >= 0 || !wanted_name.empty()) {
       return not_found(
-          "vulkan: no Vulkan 1.2 compute device matches '{}'; devices: {}",
+          "vulkan: no Vulkan 1.2 compute device matches '{}' (backend option "
+          "device or device_name, or SEQRT_VULKAN_DEVICE); devices: {}",
           wanted_index >= 0 ? std::to_string(wanted_index) : wanted_name,
           names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")));
     }

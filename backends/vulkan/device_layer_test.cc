@@ -34,6 +34,31 @@ TEST(VulkanAllocator, SlicesAreAlignedAndReused) {
   EXPECT_NE((*staged)->mapped(), nullptr);
 }
 
+// upload()/download(): what constants, inputs, outputs and states cross by.
+TEST(VulkanTransfer, RoundTripsAndRefusesMoreThanTheBuffer) {
+  SEQRT_OPEN_VULKAN_OR_SKIP(backend);
+  DeviceContext context;
+  context.device = device_of(*backend);
+  context.allocator = std::make_shared<Allocator>(context.device, 1 << 20);
+  context.pipelines = std::make_shared<Pipelines>(context.device);
+  auto buffer = context.allocator->allocate(20, MemoryPlace::kDevice, "t");
+  ASSERT_TRUE(buffer.is_ok());
+  BufferSlice slice = (*buffer)->slice();
+  slice.bytes = 20;
+  std::vector<float> host = {1, 2, 3, 4, 5};
+  ASSERT_TRUE(upload(context, slice, host.data(), 20, "up").is_ok());
+  std::vector<float> back(5, 0.0f);
+  ASSERT_TRUE(download(context, slice, back.data(), 20, "down").is_ok());
+  EXPECT_EQ(back, host);
+  std::vector<float> big(100, 0.0f);
+  Status refused = download(context, slice, big.data(), 400, "reading t");
+  EXPECT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.message().find("reading t: 400 bytes do not fit a 20-byte "
+                                   "buffer"),
+            std::string::npos)
+      << refused.message();
+}
+
 struct RecorderFixture {
   std::shared_ptr<Device> device;
   std::shared_ptr<Allocator> allocator;

@@ -142,6 +142,10 @@ void count_process(bool to_device, uint64_t bytes) {
 Status transfer(const DeviceContext& context, const BufferSlice& device,
                 void* host, size_t bytes, bool to_device, const char* doing) {
   if (bytes == 0) return Status::ok();
+  if (bytes > device.bytes) {
+    return internal_error("vulkan: {}: {} bytes do not fit a {}-byte buffer",
+                          doing, bytes, device.bytes);
+  }
   SEQRT_ASSIGN_OR_RETURN(
       std::unique_ptr<Allocation> staging,
       context.allocator->allocate(bytes, MemoryPlace::kStaging, doing));

@@ -58,6 +58,7 @@ class VulkanExecutable : public Executable {
 
   Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override;
 
+  bool keeps_state_on_device() const override { return true; }
   Result<std::unique_ptr<ExecutableState>> create_state(
       const std::vector<Tensor>& state) const override;
   Result<std::vector<Tensor>> run_with_state(

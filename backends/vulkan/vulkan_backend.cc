@@ -266,11 +266,6 @@ Result<Graph> lower_for_vulkan(const Graph& given,
   return graph;
 }
 
-// A device buffer handed out by allocate(): the Allocation lives on the heap.
-struct HeldBuffer {
-  std::unique_ptr<vulkan::Allocation> allocation;
-};
-
 class VulkanBackend : public Backend {
  public:
   explicit VulkanBackend(DeviceContext context)
@@ -301,52 +296,9 @@ class VulkanBackend : public Backend {
     return std::unique_ptr<Executable>(std::move(executable));
   }
 
-  Result<DeviceBuffer> allocate(size_t bytes) override {
-    SEQRT_ASSIGN_OR_RETURN(
-        std::unique_ptr<vulkan::Allocation> allocation,
-        context_.allocator->allocate(bytes, vulkan::MemoryPlace::kDevice,
-                                     "allocating a device buffer"));
-    auto* held = new HeldBuffer{std::move(allocation)};
-    return DeviceBuffer{held, bytes};
-  }
-
-  void release(DeviceBuffer& buffer) override {
-    delete static_cast<HeldBuffer*>(buffer.data);
-    buffer = DeviceBuffer{};
-  }
-
-  Status copy_to_device(DeviceBuffer& dst, const void* src,
-                        size_t bytes) override {
-    SEQRT_RETURN_IF_ERROR(check_size(dst, bytes));
-    return vulkan::upload(context_, slice_of(dst), src, bytes,
-                          "copying to the device");
-  }
-
-  Status copy_to_host(void* dst, const DeviceBuffer& src,
-                      size_t bytes) override {
-    SEQRT_RETURN_IF_ERROR(check_size(src, bytes));
-    return vulkan::download(context_, slice_of(src), dst, bytes,
-                            "copying to the host");
-  }
-
-  // Every transfer and run waits for its fence, so nothing is in flight.
-  Status synchronize() override { return Status::ok(); }
-
   const DeviceContext& context() const { return context_; }
 
  private:
-  static Status check_size(const DeviceBuffer& buffer, size_t bytes) {
-    if (buffer.data == nullptr || bytes > buffer.bytes) {
-      return invalid_argument(
-          "vulkan: copy of {} bytes with a device buffer of {} bytes", bytes,
-          buffer.bytes);
-    }
-    return Status::ok();
-  }
-  static vulkan::BufferSlice slice_of(const DeviceBuffer& buffer) {
-    return static_cast<HeldBuffer*>(buffer.data)->allocation->slice();
-  }
-
   DeviceContext context_;
 };
 
@@ -362,8 +314,11 @@ Result<std::unique_ptr<Backend>> create_vulkan_backend(
   return std::unique_ptr<Backend>(new VulkanBackend(std::move(context)));
 }
 
-Result<std::unique_ptr<Backend>> create_vulkan_backend_from_env() {
-  return create_vulkan_backend(vulkan::VulkanOptions{});
+Result<std::unique_ptr<Backend>> create_vulkan_backend(
+    const BackendOptions& options) {
+  SEQRT_ASSIGN_OR_RETURN(vulkan::VulkanOptions vulkan_options,
+                         vulkan::vulkan_options_from(options));
+  return create_vulkan_backend(vulkan_options);
 }
 
 namespace vulkan {

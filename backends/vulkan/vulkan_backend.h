@@ -12,8 +12,12 @@ namespace seqrt {
 // error, never an abort, when Vulkan or a usable device is missing.
 Result<std::unique_ptr<Backend>> create_vulkan_backend(
     const vulkan::VulkanOptions& options);
-// The registry's form: options from the environment only.
-Result<std::unique_ptr<Backend>> create_vulkan_backend_from_env();
+// The keys create_vulkan_backend(BackendOptions) takes, each overridden
+// by its SEQRT_VULKAN_* variable where that is set (README.md).
+const std::vector<BackendOptionSpec>& vulkan_backend_option_specs();
+// The registry's form: vulkan_options_from(options), then the above.
+Result<std::unique_ptr<Backend>> create_vulkan_backend(
+    const BackendOptions& options);
 
 namespace vulkan {
 // The device behind a backend made by create_vulkan_backend (tests read

@@ -141,19 +141,6 @@ TEST(VulkanBackend, GatherIndexOutOfRangeFailsTheRunNamingTheNode) {
   EXPECT_EQ((*good)[0].element_f64(3), x.element_f64(5));
 }
 
-TEST(VulkanBackend, DeviceBuffersRoundTrip) {
-  SEQRT_OPEN_VULKAN_OR_SKIP(backend);
-  std::vector<float> host = {1, 2, 3, 4, 5};
-  auto buffer = backend->allocate(host.size() * 4);
-  ASSERT_TRUE(buffer.is_ok());
-  ASSERT_TRUE(backend->copy_to_device(*buffer, host.data(), 20).is_ok());
-  std::vector<float> back(5, 0.0f);
-  ASSERT_TRUE(backend->copy_to_host(back.data(), *buffer, 20).is_ok());
-  EXPECT_EQ(back, host);
-  EXPECT_FALSE(backend->copy_to_host(back.data(), *buffer, 400).is_ok());
-  backend->release(*buffer);
-}
-
 TEST(VulkanDevice, ForcedLimitsApply) {
   VulkanOptions options;
   options.shared_limit_bytes = 16384;

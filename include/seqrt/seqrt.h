@@ -315,10 +315,28 @@ SEQRT_API void seqrt_session_options_release(seqrt_session_options* options);
  * where an unknown name is SEQRT_NOT_FOUND listing the compiled ones. */
 SEQRT_API seqrt_status seqrt_session_options_set_backend(
     seqrt_session_options* options, const char* backend);
-/* The backend's device index (>= 0). The host backends have one device, 0;
- * another index fails at session creation with SEQRT_UNSUPPORTED. */
+/* The backend's device index (>= 0); the same as backend option "device".
+ * The host backends have one device, 0; another index fails at session
+ * creation with SEQRT_UNSUPPORTED, and an index the device backends do not
+ * have with SEQRT_NOT_FOUND (Vulkan) or SEQRT_INVALID_ARGUMENT (CUDA). */
 SEQRT_API seqrt_status seqrt_session_options_set_device_index(
     seqrt_session_options* options, int device_index);
+/* One backend option, as text; setting a key again replaces its value:
+ *   "device"        a device index (all backends; host ones have only 0)
+ *   "fp16_weights"  1/0/true/false: fp32 MatMul/Gemm weights stored as
+ *                   fp16 (vulkan)
+ *   "forms"         auto, recurrent or chunked: the sequence ops' forms
+ *                   (vulkan)
+ *   "device_name"   a substring of the device's name (vulkan)
+ *   "validation"    1/0: the Khronos validation layers (vulkan)
+ * SEQRT_INVALID_ARGUMENT, with a message naming the key, for a key no
+ * backend of this build takes or a malformed "device"/"fp16_weights"
+ * value; a key the chosen backend does not take, or a value it refuses,
+ * fails seqrt_session_create with SEQRT_INVALID_ARGUMENT naming it. The
+ * backend's environment variables (SEQRT_VULKAN_*, SEQRT_CUDA_DEVICE)
+ * override these where they are set. */
+SEQRT_API seqrt_status seqrt_session_options_set_backend_option(
+    seqrt_session_options* options, const char* key, const char* value);
 /* Threads per run on the CPU backend (0: one per core or OMP_NUM_THREADS). */
 SEQRT_API seqrt_status
 seqrt_session_options_set_threads(seqrt_session_options* options, int threads);

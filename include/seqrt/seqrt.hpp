@@ -317,6 +317,14 @@ class SessionOptions {
     detail::check(seqrt_session_options_set_device_index(get(), index));
     return *this;
   }
+  // seqrt_session_options_set_backend_option: backend_option("fp16_weights",
+  // "1").
+  SessionOptions& backend_option(const std::string& key,
+                                 const std::string& value) {
+    detail::check(seqrt_session_options_set_backend_option(get(), key.c_str(),
+                                                           value.c_str()));
+    return *this;
+  }
   SessionOptions& threads(int count) {
     detail::check(seqrt_session_options_set_threads(get(), count));
     return *this;

@@ -57,10 +57,43 @@ std::vector<std::string> output_names(const Graph& graph) {
   return names;
 }
 
+// {"device": 1, "fp16_weights": True, "forms": "chunked"}: values as
+// bool, int or str, each key checked by set_backend_option.
+BackendOptions backend_options_from(py::handle given) {
+  BackendOptions options;
+  if (given.is_none()) return options;
+  if (!py::isinstance<py::dict>(given)) {
+    throw py::type_error(
+        fmt::format("backend_options must be a dict of option name to value, "
+                    "got {}",
+                    text(py::type::of(given))));
+  }
+  for (const auto& [key, value] : py::reinterpret_borrow<py::dict>(given)) {
+    if (!py::isinstance<py::str>(key)) {
+      throw py::type_error(fmt::format(
+          "backend option names must be str, got {}", text(py::repr(key))));
+    }
+    std::string name = key.cast<std::string>();
+    std::string setting;
+    if (py::isinstance<py::bool_>(value)) {
+      setting = value.cast<bool>() ? "true" : "false";
+    } else if (py::isinstance<py::int_>(value) ||
+               py::isinstance<py::str>(value)) {
+      setting = text(py::str(value));
+    } else {
+      throw py::type_error(
+          fmt::format("backend option '{}' must be a bool, int or str, got {}",
+                      name, text(py::repr(value))));
+    }
+    check(set_backend_option(options, name, setting));
+  }
+  return options;
+}
+
 std::shared_ptr<Session> load_session(
     const py::object& path, const std::string& backend, bool optimize,
     const std::optional<std::map<std::string, int64_t>>& bind, int num_threads,
-    bool mmap) {
+    bool mmap, const py::object& backend_options) {
   const std::string file =
       py::str(py::module_::import("os").attr("fspath")(path));
   std::vector<std::string> backends = compiled_backends();
@@ -78,6 +111,7 @@ std::shared_ptr<Session> load_session(
   }
   SessionOptions options;
   options.backend = backend;
+  options.backend_options = backend_options_from(backend_options);
   options.optimize = optimize;
   options.compile.num_threads = num_threads;
   if (bind) {
@@ -245,13 +279,20 @@ void bind_session(py::module_& module) {
       .def(py::init(&load_session), py::arg("path"), py::arg("backend") = "cpu",
            py::arg("optimize") = true, py::arg("bind") = py::none(),
            py::arg("num_threads") = 0, py::arg("mmap") = true,
+           py::arg("backend_options") = py::none(),
            "Loads `path` and compiles it for `backend` (see "
            "available_backends()). optimize=False runs the graph as given, "
            "without the fusion passes; bind maps symbolic dims to sizes "
            "({'seq': 128}) for the compile; num_threads=0 is the backend's "
            "default. mmap=True maps a .seqrt file (weights used in place: the "
            "file must not be truncated or rewritten while the session lives); "
-           "mmap=False reads it into memory, so the file may change.")
+           "mmap=False reads it into memory, so the file may change. "
+           "backend_options sets what the backend is opened with "
+           "({'device': 1, 'fp16_weights': True, 'forms': 'chunked'}; the "
+           "keys each backend takes are in backends/README.md); an unknown "
+           "key or a bad value raises InvalidArgumentError naming it, and "
+           "the backend's environment variables (SEQRT_VULKAN_*, "
+           "SEQRT_CUDA_DEVICE) override these where set.")
       .def("run", &run_session, py::arg("output_names"), py::arg("feeds"),
            py::arg("timeout") = py::none(),
            "Runs the model on `feeds` (input name -> array) and returns the "

@@ -50,6 +50,22 @@ TEST(CppApi, ErrorsThrowWithTheStatus) {
                seqrt::Error);
 }
 
+TEST(CppApi, BackendOptionsChainAndThrowNamingTheKey) {
+  seqrt::Model model = load();
+  seqrt::Session session(
+      model,
+      seqrt::SessionOptions().backend("cpu").backend_option("device", "0"));
+  EXPECT_EQ(session.backend_name(), "cpu");
+  try {
+    seqrt::SessionOptions().backend_option("colour", "blue");
+    FAIL() << "expected seqrt::Error";
+  } catch (const seqrt::Error& error) {
+    EXPECT_EQ(error.code(), SEQRT_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(error.what()).find("'colour'"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(CppApi, LoadFileTakesLoadFlags) {
   std::vector<uint8_t> bytes = retention_model_bytes();
   std::string path = ::testing::TempDir() + "cpp_api_copied_model.seqrt";

@@ -32,7 +32,6 @@ struct seqrt_model {
 
 struct seqrt_session_options {
   seqrt::SessionOptions options;
-  int device_index = 0;
 };
 
 struct seqrt_session {

@@ -16,13 +16,6 @@ Status create_session(const seqrt_model* model,
   seqrt_session_options defaults;
   defaults.options.backend = default_backend();
   const seqrt_session_options& chosen = options ? *options : defaults;
-  // The backend interface has no device selection yet: the host backends
-  // have exactly one device.
-  if (chosen.device_index != 0) {
-    return unsupported(
-        "backend '{}' has one device (index 0); device index {} was asked for",
-        chosen.options.backend, chosen.device_index);
-  }
   // The graph copy shares the model's weights, so the model may go first.
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                          Session::create(model->graph, chosen.options));
@@ -119,8 +112,19 @@ seqrt_status seqrt_session_options_set_device_index(
       return seqrt::invalid_argument("device index {} is negative",
                                      device_index);
     }
-    options->device_index = device_index;
+    options->options.backend_options.device = device_index;
     return Status::ok();
+  });
+}
+
+seqrt_status seqrt_session_options_set_backend_option(
+    seqrt_session_options* options, const char* key, const char* value) {
+  return guarded(__func__, [&]() -> Status {
+    SEQRT_RETURN_IF_ERROR(require(options, "options"));
+    SEQRT_RETURN_IF_ERROR(require(key, "key"));
+    SEQRT_RETURN_IF_ERROR(require(value, "value"));
+    return seqrt::set_backend_option(options->options.backend_options, key,
+                                     value);
   });
 }
 

@@ -90,6 +90,41 @@ TEST_F(CApiSession, OtherDevicesAreUnsupported) {
             SEQRT_INVALID_ARGUMENT);
 }
 
+TEST_F(CApiSession, BackendOptionsAreCheckedAndReachTheBackend) {
+  ASSERT_EQ(seqrt_session_options_set_backend(options_, "cpu"), SEQRT_OK);
+  // A key no backend takes, and malformed values, fail when set.
+  EXPECT_EQ(seqrt_session_options_set_backend_option(options_, "devcie", "1"),
+            SEQRT_INVALID_ARGUMENT);
+  EXPECT_TRUE(message_has("no backend of this build takes option 'devcie'"))
+      << seqrt_last_error_message();
+  EXPECT_TRUE(message_has("device"));
+  EXPECT_EQ(seqrt_session_options_set_backend_option(options_, "device", "x"),
+            SEQRT_INVALID_ARGUMENT);
+  EXPECT_TRUE(message_has("backend option device must be a device index"));
+  EXPECT_EQ(seqrt_session_options_set_backend_option(options_, "fp16_weights",
+                                                     "perhaps"),
+            SEQRT_INVALID_ARGUMENT);
+  EXPECT_EQ(seqrt_session_options_set_backend_option(options_, nullptr, "1"),
+            SEQRT_INVALID_ARGUMENT);
+  // A key the chosen backend does not take fails at creation, by name.
+  ASSERT_EQ(
+      seqrt_session_options_set_backend_option(options_, "fp16_weights", "1"),
+      SEQRT_OK);
+  EXPECT_EQ(create(), SEQRT_INVALID_ARGUMENT);
+  EXPECT_TRUE(
+      message_has("cpu backend: no option 'fp16_weights'; it takes: "
+                  "device"))
+      << seqrt_last_error_message();
+  EXPECT_EQ(session_, nullptr);
+  // A device the backend has is used.
+  seqrt_session_options_release(options_);
+  ASSERT_EQ(seqrt_session_options_create(&options_), SEQRT_OK);
+  ASSERT_EQ(seqrt_session_options_set_backend_option(options_, "device", "0"),
+            SEQRT_OK);
+  ASSERT_EQ(create(), SEQRT_OK) << seqrt_last_error_message();
+  EXPECT_FALSE(run_y(session_, 3).empty());
+}
+
 TEST_F(CApiSession, WrongFeedNameDtypeOrShapeNamesTheProblem) {
   ASSERT_EQ(create(), SEQRT_OK) << seqrt_last_error_message();
   seqrt_tensor* x = x_tensor(0, 3);
