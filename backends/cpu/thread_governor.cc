@@ -24,11 +24,11 @@ int ThreadGovernor::threads_for_run(int team, Clock::time_point now) const {
   return team > 1 && in_serial_spell(now) ? 1 : team;
 }
 
-void ThreadGovernor::record_run(int threads, bool preempted,
+void ThreadGovernor::record_run(int threads, bool contended,
                                 Clock::time_point now) {
   // Serial runs say nothing about whether a team would stall.
   if (threads <= 1) return;
-  if (!preempted) {
+  if (!contended) {
     spell_.store(0, std::memory_order_relaxed);
     return;
   }
@@ -78,10 +78,10 @@ GovernedRun::GovernedRun(int team, FastestRun& fastest,
 
 GovernedRun::~GovernedRun() {
   if (switches_at_start_ >= 0) {
-    bool preempted = involuntary_switches() > switches_at_start_;
-    int64_t took = (ThreadGovernor::Clock::now() - start_).count();
-    report(preempted);
-    if (!preempted && took < fastest_.load(std::memory_order_relaxed)) {
+    int64_t took = elapsed();
+    bool contended = slow(took) && involuntary_switches() > switches_at_start_;
+    report(contended);
+    if (!contended && took < fastest_.load(std::memory_order_relaxed)) {
       fastest_.store(took, std::memory_order_relaxed);
     }
   }
@@ -89,23 +89,29 @@ GovernedRun::~GovernedRun() {
   current_run = outer_;
 }
 
-void GovernedRun::report(bool preempted) {
-  governor_.record_run(threads_, preempted, ThreadGovernor::Clock::now());
+int64_t GovernedRun::elapsed() const {
+  return (ThreadGovernor::Clock::now() - start_).count();
+}
+
+bool GovernedRun::slow(int64_t took) const {
+  int64_t fastest = fastest_.load(std::memory_order_relaxed);
+  if (fastest != kNoRunYet) return took >= 2 * fastest;
+  return took >= std::chrono::duration_cast<ThreadGovernor::Clock::duration>(
+                     ThreadGovernor::kSlowRun)
+                     .count();
+}
+
+void GovernedRun::report(bool contended) {
+  governor_.record_run(threads_, contended, ThreadGovernor::Clock::now());
   switches_at_start_ = -1;
 }
 
 void GovernedRun::before_team_node() {
   GovernedRun* run = current_run;
   if (run == nullptr || run->switches_at_start_ < 0) return;
-  const int64_t slow =
-      std::chrono::duration_cast<ThreadGovernor::Clock::duration>(
-          ThreadGovernor::kSlowRun)
-          .count();
-  int64_t fastest = run->fastest_.load(std::memory_order_relaxed);
-  int64_t took = (ThreadGovernor::Clock::now() - run->start_).count();
-  if (took < std::min(slow, fastest == kNoRunYet ? slow : 2 * fastest)) return;
+  if (!run->slow(run->elapsed())) return;
   if (involuntary_switches() <= run->switches_at_start_) return;
-  run->report(/*preempted=*/true);
+  run->report(/*contended=*/true);
   run->threads_ = 1;
   set_threads_for_this_thread(1);
 }

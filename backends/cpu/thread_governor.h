@@ -7,19 +7,21 @@
 // busy loops on 2 cores. A single thread never waits on another.
 //
 // So each run asks the governor how many threads to use. A run that used a
-// team and had one of this process's threads preempted (an involuntary
-// context switch: the sign that the cores are oversubscribed) makes the
-// runs that follow use one thread for a while; then one run tries the team
-// again. While contention lasts the serial spell doubles (up to
-// kMaxSerialSpell); a clean trial ends the spells. Idle machines see no
-// involuntary switches and keep the full team.
+// team, was slow (twice its executable's fastest clean team run, or
+// kSlowRun before there is one) and had one of this process's threads
+// preempted (an involuntary context switch: the sign that the cores are
+// oversubscribed) makes the runs that follow use one thread for a while;
+// then one run tries the team again. A preemption alone is not enough: an
+// idle machine's daemons preempt a long run now and then without slowing it.
+// While contention lasts the serial spell doubles (up to kMaxSerialSpell); a
+// clean trial ends the spells. Idle machines see no involuntary switches and
+// keep the full team.
 //
 // A stalled run should not have to finish on the team either: once a run
-// has taken twice as long as its executable's fastest clean team run (or
-// kSlowRun, when that is shorter or not known yet), it checks for
-// preemption before each node that would use the team and turns serial at
-// the first one. So the arrival of load, or a trial under load, costs
-// about one stalled region, and idle runs (never that slow) never check.
+// is slow, it checks for preemption before each node that would use the
+// team and turns serial at the first one. So the arrival of load, or a trial
+// under load, costs about one stalled region, and idle runs (never that slow)
+// never check.
 #pragma once
 
 #include <atomic>
@@ -33,8 +35,8 @@ class ThreadGovernor {
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kFirstSerialSpell{50};
   static constexpr std::chrono::milliseconds kMaxSerialSpell{2000};
-  // A run this long checks for preemption whatever its fastest was: a check
-  // (about a microsecond) is then negligible.
+  // What "slow" means before an executable has a clean team run to compare
+  // with: a check for preemption (about a microsecond) is then negligible.
   static constexpr std::chrono::milliseconds kSlowRun{5};
 
   // The process's governor: contention is a property of the machine, and
@@ -43,9 +45,9 @@ class ThreadGovernor {
 
   // Threads for a run that would use `team`; 1 during a serial spell.
   int threads_for_run(int team, Clock::time_point now) const;
-  // A run that used `threads` ended at `now`; `preempted`: whether any
-  // thread of this process was switched out involuntarily meanwhile.
-  void record_run(int threads, bool preempted, Clock::time_point now);
+  // A run that used `threads` ended at `now`; `contended`: whether it was
+  // slow and a thread of this process was switched out involuntarily.
+  void record_run(int threads, bool contended, Clock::time_point now);
 
   bool in_serial_spell(Clock::time_point now) const;
 
@@ -66,8 +68,8 @@ int64_t involuntary_switches();
 // (a benchmark of the fixed team, or a machine known to be reserved).
 bool adaptive_threads_enabled();
 
-// The fastest clean team run of one executable, in nanoseconds (what "slow"
-// means for its runs); shared by the threads that run it.
+// The fastest uncontended team run of one executable, in Clock ticks (what
+// "slow" means for its runs); shared by the threads that run it.
 using FastestRun = std::atomic<int64_t>;
 inline constexpr int64_t kNoRunYet = INT64_MAX;
 
@@ -90,7 +92,9 @@ class GovernedRun {
   static void before_team_node();
 
  private:
-  void report(bool preempted);
+  int64_t elapsed() const;        // since the run began, Clock ticks
+  bool slow(int64_t took) const;  // see the file comment
+  void report(bool contended);
 
   int threads_;
   int saved_threads_;

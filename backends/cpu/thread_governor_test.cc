@@ -20,18 +20,18 @@ using Clock = ThreadGovernor::Clock;
 
 const Clock::time_point kStart = Clock::time_point() + std::chrono::hours(1);
 
-TEST(ThreadGovernor, KeepsTheTeamWhileRunsAreNotPreempted) {
+TEST(ThreadGovernor, KeepsTheTeamWhileRunsAreNotContended) {
   ThreadGovernor governor;
   for (int i = 0; i < 5; ++i) {
     Clock::time_point now = kStart + milliseconds(i);
     EXPECT_EQ(governor.threads_for_run(4, now), 4);
-    governor.record_run(4, /*preempted=*/false, now);
+    governor.record_run(4, /*contended=*/false, now);
   }
 }
 
-TEST(ThreadGovernor, APreemptedTeamRunStartsASerialSpell) {
+TEST(ThreadGovernor, AContendedTeamRunStartsASerialSpell) {
   ThreadGovernor governor;
-  governor.record_run(2, /*preempted=*/true, kStart);
+  governor.record_run(2, /*contended=*/true, kStart);
   EXPECT_EQ(governor.threads_for_run(2, kStart + milliseconds(1)), 1);
   EXPECT_EQ(governor.threads_for_run(2, kStart + milliseconds(49)), 1);
   EXPECT_EQ(governor.threads_for_run(2, kStart + milliseconds(50)), 2);
@@ -39,12 +39,12 @@ TEST(ThreadGovernor, APreemptedTeamRunStartsASerialSpell) {
   EXPECT_EQ(governor.threads_for_run(1, kStart + milliseconds(1)), 1);
 }
 
-TEST(ThreadGovernor, SpellsDoubleWhileTrialsArePreemptedUpToTheCap) {
+TEST(ThreadGovernor, SpellsDoubleWhileTrialsAreContendedUpToTheCap) {
   ThreadGovernor governor;
   Clock::time_point now = kStart;
   int64_t spell = ThreadGovernor::kFirstSerialSpell.count();
   for (int trial = 0; trial < 10; ++trial) {
-    governor.record_run(2, /*preempted=*/true, now);
+    governor.record_run(2, /*contended=*/true, now);
     EXPECT_TRUE(governor.in_serial_spell(now + milliseconds(spell - 1)))
         << "trial " << trial;
     EXPECT_FALSE(governor.in_serial_spell(now + milliseconds(spell)))
@@ -68,7 +68,7 @@ TEST(ThreadGovernor, ACleanTrialEndsTheDoubling) {
 
 TEST(ThreadGovernor, SerialRunsDoNotChangeTheState) {
   ThreadGovernor governor;
-  governor.record_run(1, /*preempted=*/true, kStart);
+  governor.record_run(1, /*contended=*/true, kStart);
   EXPECT_FALSE(governor.in_serial_spell(kStart + milliseconds(1)));
 }
 
@@ -137,27 +137,28 @@ TEST(GovernedRun, ASlowPreemptedRunTurnsSerialAtTheNextTeamNode) {
   EXPECT_EQ(fastest.load(), 0) << "a preempted run is not a clean one";
 }
 
-TEST(GovernedRun, ARunNotYetSlowDoesNotLook) {
-  // No clean run yet: "slow" is kSlowRun, which this test does not reach
-  // unless the machine stalls it that long.
+TEST(GovernedRun, APreemptionThatDoesNotSlowTheRunIsNotContention) {
+  // No uncontended run yet: "slow" is kSlowRun, which this test does not
+  // reach unless the machine stalls it that long.
   if (!adaptive_threads_enabled()) GTEST_SKIP() << "SEQRT_ADAPTIVE_THREADS=0";
   ThreadGovernor governor;
   FastestRun fastest{kNoRunYet};
   omp_set_num_threads(2);
+  auto start = Clock::now();
   {
-    auto start = Clock::now();
     GovernedRun run(2, fastest, governor);
     ASSERT_EQ(run.threads(), 2);
     get_preempted();
     GovernedRun::before_team_node();
-    // (A machine that stalled the test past kSlowRun may have turned it.)
     if (Clock::now() - start < ThreadGovernor::kSlowRun) {
       EXPECT_EQ(run.threads(), 2);
     }
   }
-  // The run ended preempted: a serial spell, and still no clean run.
-  EXPECT_TRUE(governor.in_serial_spell(Clock::now()));
-  EXPECT_EQ(fastest.load(), kNoRunYet);
+  // (A machine that stalled the test past kSlowRun may have counted it.)
+  if (Clock::now() - start < ThreadGovernor::kSlowRun) {
+    EXPECT_FALSE(governor.in_serial_spell(Clock::now()));
+    EXPECT_LT(fastest.load(), kNoRunYet);
+  }
 }
 
 TEST(GovernedRun, ACleanTeamRunSetsTheFastest) {
