@@ -7,35 +7,6 @@
 namespace seqrt::cuda {
 namespace {
 
-RnnFn device_fn(RnnActivation::Fn fn) {
-  using Fn = RnnActivation::Fn;
-  switch (fn) {
-    case Fn::kRelu:
-      return RnnFn::kRelu;
-    case Fn::kTanh:
-      return RnnFn::kTanh;
-    case Fn::kSigmoid:
-      return RnnFn::kSigmoid;
-    case Fn::kAffine:
-      return RnnFn::kAffine;
-    case Fn::kLeakyRelu:
-      return RnnFn::kLeakyRelu;
-    case Fn::kThresholdedRelu:
-      return RnnFn::kThresholdedRelu;
-    case Fn::kScaledTanh:
-      return RnnFn::kScaledTanh;
-    case Fn::kHardSigmoid:
-      return RnnFn::kHardSigmoid;
-    case Fn::kElu:
-      return RnnFn::kElu;
-    case Fn::kSoftsign:
-      return RnnFn::kSoftsign;
-    case Fn::kSoftplus:
-      return RnnFn::kSoftplus;
-  }
-  return RnnFn::kTanh;
-}
-
 int64_t capped_blocks(int64_t work, int64_t per_block) {
   if (work <= 0) return 0;
   return std::min(kMaxRnnBlocks, (work + per_block - 1) / per_block);
@@ -59,7 +30,7 @@ RnnCell rnn_cell_from_config(const RnnConfig& config) {
   for (int64_t dir = 0; dir < config.directions; ++dir) {
     for (int64_t slot = 0; slot < config.slots() && slot < 3; ++slot) {
       const RnnActivation& act = config.act(dir, slot);
-      cell.act[dir][slot] = RnnAct{device_fn(act.fn), act.alpha, act.beta};
+      cell.act[dir][slot] = RnnAct{act.fn, act.alpha, act.beta};
     }
   }
   return cell;

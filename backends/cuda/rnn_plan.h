@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "backends/cuda/copy_plan.h"
+#include "ops/rnn/rnn_activation_fn.h"
 
 namespace seqrt {
 struct RnnConfig;  // ops/rnn/rnn_common.h
@@ -27,23 +28,8 @@ struct RnnConfig;  // ops/rnn/rnn_common.h
 
 namespace seqrt::cuda {
 
-// RnnActivation::Fn's functions (rnn_cell_from_config maps them by name).
-enum class RnnFn : int {
-  kRelu,
-  kTanh,
-  kSigmoid,
-  kAffine,
-  kLeakyRelu,
-  kThresholdedRelu,
-  kScaledTanh,
-  kHardSigmoid,
-  kElu,
-  kSoftsign,
-  kSoftplus
-};
-
 struct RnnAct {
-  RnnFn fn = RnnFn::kSigmoid;
+  RnnActivationFn fn = RnnActivationFn::kSigmoid;
   float alpha = 0.0f, beta = 0.0f;
 };
 
@@ -66,29 +52,29 @@ struct RnnCell {
 // The same arithmetic as RnnActivation::apply(float).
 SEQRT_HOST_DEVICE inline float rnn_activate(const RnnAct& a, float x) {
   switch (a.fn) {
-    case RnnFn::kRelu:
+    case RnnActivationFn::kRelu:
       return x > 0.0f ? x : 0.0f;
-    case RnnFn::kTanh:
+    case RnnActivationFn::kTanh:
       return tanhf(x);
-    case RnnFn::kSigmoid:
+    case RnnActivationFn::kSigmoid:
       return 1.0f / (1.0f + expf(-x));
-    case RnnFn::kAffine:
+    case RnnActivationFn::kAffine:
       return a.alpha * x + a.beta;
-    case RnnFn::kLeakyRelu:
+    case RnnActivationFn::kLeakyRelu:
       return x >= 0.0f ? x : a.alpha * x;
-    case RnnFn::kThresholdedRelu:
+    case RnnActivationFn::kThresholdedRelu:
       return x > a.alpha ? x : 0.0f;
-    case RnnFn::kScaledTanh:
+    case RnnActivationFn::kScaledTanh:
       return a.alpha * tanhf(a.beta * x);
-    case RnnFn::kHardSigmoid: {
+    case RnnActivationFn::kHardSigmoid: {
       const float v = a.alpha * x + a.beta;
       return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
     }
-    case RnnFn::kElu:
+    case RnnActivationFn::kElu:
       return x >= 0.0f ? x : a.alpha * (expf(x) - 1.0f);
-    case RnnFn::kSoftsign:
+    case RnnActivationFn::kSoftsign:
       return x / (1.0f + fabsf(x));
-    case RnnFn::kSoftplus:
+    case RnnActivationFn::kSoftplus:
       return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
   }
   return x;

@@ -29,6 +29,7 @@
 
 #include "ops/op_context.h"
 #include "ops/op_schema.h"
+#include "ops/rnn/rnn_activation_fn.h"
 
 namespace seqrt {
 
@@ -48,19 +49,7 @@ enum RnnInput {
 enum RnnOutput { kRnnY, kRnnYh, kRnnYc };
 
 struct RnnActivation {
-  enum class Fn {
-    kRelu,
-    kTanh,
-    kSigmoid,
-    kAffine,
-    kLeakyRelu,
-    kThresholdedRelu,
-    kScaledTanh,
-    kHardSigmoid,
-    kElu,
-    kSoftsign,
-    kSoftplus
-  };
+  using Fn = RnnActivationFn;
   Fn fn = Fn::kSigmoid;
   float alpha = 0.0f;
   float beta = 0.0f;
