@@ -9,6 +9,13 @@ std::string Node::label() const {
   return fmt::format("[{}] node '{}'", op, name);
 }
 
+bool Node::has_subgraphs() const {
+  for (const auto& [name, attr] : attrs) {
+    if (attr.type() == AttrType::kGraph) return true;
+  }
+  return false;
+}
+
 ValueId Graph::add_value(Value value) {
   values.push_back(std::move(value));
   return static_cast<ValueId>(values.size() - 1);
@@ -80,9 +87,7 @@ std::vector<ValueId> dependencies(
 
 bool has_subgraphs(const Graph& graph) {
   for (const Node& node : graph.nodes) {
-    for (const auto& [name, attr] : node.attrs) {
-      if (attr.type() == AttrType::kGraph) return true;
-    }
+    if (node.has_subgraphs()) return true;
   }
   return false;
 }

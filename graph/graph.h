@@ -44,6 +44,8 @@ struct Node {
   }
   // "[MatMul] node 'mm0'" — the prefix of every error about this node.
   std::string label() const;
+  // Whether a graph attribute holds a subgraph (If, Loop, Scan, RungeKutta).
+  bool has_subgraphs() const;
 };
 
 // A state pair (DESIGN.md §4): `input` (past_*) and `output` (present_*)

@@ -65,18 +65,11 @@ Status merge_type(const Node& node, Value& value, const ValueInfo& inferred) {
 // are left to constant folding.
 constexpr int64_t kMaxInferredValueElements = 4096;
 
-bool has_subgraph(const Node& node) {
-  for (const auto& [name, attr] : node.attrs) {
-    if (attr.type() == AttrType::kGraph) return true;
-  }
-  return false;
-}
-
 // Evaluates a node whose inputs are all known and small with its reference
 // kernel; returns no values when it cannot.
 std::vector<Tensor> evaluate_known(const Node& node, const OpSchema& schema,
                                    const std::vector<ValueInfo>& inputs) {
-  if (has_subgraph(node) || inputs.empty()) return {};
+  if (node.has_subgraphs() || inputs.empty()) return {};
   std::vector<const Tensor*> args;
   for (const ValueInfo& info : inputs) {
     if (info.dtype == DType::kUndefined) {
@@ -204,7 +197,7 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
       }
       inputs.push_back(ValueInfo{value.dtype, value.shape, known_value(id)});
     }
-    if (has_subgraph(node)) {
+    if (node.has_subgraphs()) {
       SEQRT_RETURN_IF_ERROR(
           infer_subgraphs(graph, graph.nodes[index], inputs, outer, registry));
     }

@@ -8,13 +8,6 @@
 namespace seqrt::cpu {
 namespace {
 
-bool runs_subgraphs(const Node& node) {
-  for (const auto& [name, attr] : node.attrs) {
-    if (attr.type() == AttrType::kGraph) return true;
-  }
-  return false;
-}
-
 // Bytes of the node's outputs whose dims the graph fixes; the others are
 // counted as empty (their size shows only once the kernel runs).
 size_t fixed_output_bytes(const Graph& graph, const Node& node) {
@@ -37,7 +30,7 @@ KernelFn with_node_threads(const Graph& graph, const Node& node,
                            KernelFn kernel) {
   const size_t output_bytes = fixed_output_bytes(graph, node);
   const bool always_team =
-      runs_subgraphs(node) || output_bytes >= kParallelNodeBytes;
+      node.has_subgraphs() || output_bytes >= kParallelNodeBytes;
   return [kernel = std::move(kernel), output_bytes,
           always_team](KernelContext& ctx) {
     size_t bytes = output_bytes;

@@ -14,13 +14,6 @@
 namespace seqrt {
 namespace {
 
-bool has_subgraph(const Node& node) {
-  for (const auto& [name, attr] : node.attrs) {
-    if (attr.type() == AttrType::kGraph) return true;
-  }
-  return false;
-}
-
 // A folded tensor may replace the value when the declared type allows it.
 bool fits(const Value& value, const Tensor& tensor) {
   if (tensor.empty() || tensor.byte_size() > kMaxFoldedBytes) return false;
@@ -89,7 +82,7 @@ Result<bool> fold_graph(Graph& graph) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     const OpSchema* schema = registry.find(node.domain, node.op);
-    if (schema == nullptr || has_subgraph(node) || too_big(graph, node)) {
+    if (schema == nullptr || node.has_subgraphs() || too_big(graph, node)) {
       continue;
     }
     std::optional<std::vector<Tensor>> outputs = evaluate(graph, node, *schema);
