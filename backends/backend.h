@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "backends/backend_options.h"
+#include "backends/node_profiler.h"
+#include "compiler/lower/lower.h"
 #include "graph/graph.h"
-#include "ops/node_profiler.h"
 
 namespace seqrt {
 
@@ -132,18 +133,40 @@ class Executable {
 // state calls: the runtime holds no device memory of its own, so the
 // interface has no buffer or copy calls (each backend keeps its allocator
 // and transfers private: Vulkan's memory.h, CUDA's device_memory.h).
+//
+// A backend declares what it needs written out (lowering_needs) and which
+// nodes its kernels take (kernel_supports); the compiler does the rest in
+// one place for every backend (compiler/lower/lower.h): compile() verifies,
+// lowers and admits the graph, then hands it to compile_lowered().
 class Backend {
  public:
   virtual ~Backend() = default;
 
   virtual const DeviceInfo& device_info() const = 0;
-  // Ok when the backend has a kernel for this node (with its attributes
-  // and input types); otherwise kUnsupported with the reason.
-  virtual Status supports(const Graph& graph, const Node& node) const = 0;
-  // Compiles a verified, type-inferred graph. Fails listing every
-  // unsupported node.
-  virtual Result<std::unique_ptr<Executable>> compile(
+  // The rewrites the compiler runs before this backend's kernels see a
+  // graph; none by default.
+  virtual LoweringNeeds lowering_needs() const { return {}; }
+  // Ok when one of the backend's kernels takes `node` as it stands in
+  // `graph` (with its attributes and input types); otherwise kUnsupported
+  // with the reason.
+  virtual Status kernel_supports(const Graph& graph,
+                                 const Node& node) const = 0;
+
+  // Ok when the backend can run `node`: as it stands or as lowering writes
+  // it out, and, where the backend runs subgraphs as they are, every node
+  // inside them too.
+  Status supports(const Graph& graph, const Node& node) const;
+  // Compiles a verified, type-inferred graph: lowers it, fails listing
+  // every node it cannot run, then compile_lowered().
+  Result<std::unique_ptr<Executable>> compile(const Graph& graph,
+                                              const CompileOptions& options);
+
+ protected:
+  // The graph as lowering_needs() asked, every node of it supported.
+  virtual Result<std::unique_ptr<Executable>> compile_lowered(
       const Graph& graph, const CompileOptions& options) = 0;
+  // "the CPU backend", for errors.
+  std::string display_name() const;
 };
 
 }  // namespace seqrt

@@ -12,8 +12,8 @@
 
 #include "bench/roofline.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
 #include "runtime/stream.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt {
 namespace {

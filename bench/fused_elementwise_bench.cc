@@ -10,11 +10,11 @@
 
 #include "backends/cpu/kernel_table.h"
 #include "bench/roofline.h"
-#include "graph/builder.h"
 #include "compiler/passes/passes.h"
-#include "graph/random_tensor.h"
+#include "graph/builder.h"
 #include "ops/registry.h"
 #include "runtime/session.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt {
 namespace {

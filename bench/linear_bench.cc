@@ -18,8 +18,8 @@
 #include "backends/cpu/simd/gemm.h"
 #include "bench/roofline.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
 #include "ops/registry.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt {
 namespace {

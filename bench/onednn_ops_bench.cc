@@ -19,8 +19,8 @@
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/onednn/selection.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
 #include "ops/registry.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt {
 namespace {

@@ -20,8 +20,8 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "bench/roofline.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

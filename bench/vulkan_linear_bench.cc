@@ -1,19 +1,19 @@
 // One decode step of a linear layer (x of M rows, one per sequence decoded
-// together, times a K x N weight, bias and SiLU) on the Vulkan backend: the tiled GEMM, the GEMV shader, and the
-// GEMV with the weight stored as fp16, beside the CPU backend on the same
-// inputs in the same iterations (time_against_cpu); `weight_mib` is what
-// the weight occupies on the device. Without a Vulkan device every
-// benchmark is skipped with the reason.
+// together, times a K x N weight, bias and SiLU) on the Vulkan backend: the
+// tiled GEMM, the GEMV shader, and the GEMV with the weight stored as fp16,
+// beside the CPU backend on the same inputs in the same iterations
+// (time_against_cpu); `weight_mib` is what the weight occupies on the device.
+// Without a Vulkan device every benchmark is skipped with the reason.
 #include <benchmark/benchmark.h>
 
 #include <string>
 
 #include "backends/vulkan/vulkan_backend.h"
 #include "bench/vulkan_bench_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
-#include "ops/infer_graph.h"
 #include "runtime/backend_registry.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt {
 namespace {
@@ -27,8 +27,8 @@ Result<Graph> decode_linear(int64_t m, int64_t k, int64_t n) {
   ValueId bias = b.constant("b", random_uniform_f32({n}, 2));
   NodeOptions options;
   options.domain = kSeqrtDomain;
-  b.output(b.add("Linear", {x, w, bias},
-                 {{"activation", std::string("silu")}}, options),
+  b.output(b.add("Linear", {x, w, bias}, {{"activation", std::string("silu")}},
+                 options),
            "y");
   SEQRT_ASSIGN_OR_RETURN(Graph graph, std::move(b).build());
   SEQRT_RETURN_IF_ERROR(infer_graph(graph));
@@ -72,7 +72,8 @@ void BM_DecodeLinear(benchmark::State& state) {
 
 BENCHMARK(BM_DecodeLinear)
     ->ArgNames({"variant", "M", "K", "N"})
-    ->ArgsProduct({{kTiledGemm, kGemv, kGemvFp16}, {1, 4}, {1024, 4096}, {1024}})
+    ->ArgsProduct(
+        {{kTiledGemm, kGemv, kGemvFp16}, {1, 4}, {1024, 4096}, {1024}})
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime();
 

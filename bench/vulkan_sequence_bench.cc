@@ -12,10 +12,10 @@
 
 #include "backends/vulkan/vulkan_backend.h"
 #include "bench/vulkan_bench_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
-#include "ops/infer_graph.h"
 #include "runtime/backend_registry.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt {
 namespace {

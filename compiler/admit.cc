@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "graph/verifier.h"
-#include "ops/infer_graph.h"
-
 namespace seqrt {
 namespace {
 
@@ -40,13 +37,6 @@ Status require_supported(const Graph& graph, std::string_view who,
   if (lines.empty()) return Status::ok();
   return unsupported("{} cannot run {} node(s): {}", who, lines.size(),
                      fmt::join(lines, "; "));
-}
-
-Status admit_graph(const Graph& graph, std::string_view who,
-                   const NodeSupport& supports, Subgraphs subgraphs) {
-  SEQRT_RETURN_IF_ERROR(verify_graph(graph));
-  SEQRT_RETURN_IF_ERROR(check_ops(graph));
-  return require_supported(graph, who, supports, subgraphs);
 }
 
 }  // namespace seqrt

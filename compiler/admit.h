@@ -1,8 +1,7 @@
-// The first step of every backend's compile(): the graph is well formed
-// (graph/verifier.h), every op is known with valid attributes (check_ops),
-// and every node is one the backend can run. A graph with nodes it cannot
-// run gets one error that lists each of them, so a user sees them all at
-// once: "the CPU backend cannot run 2 node(s): ...".
+// The last step before a backend's own compile (lower/lower.h's
+// lower_and_admit): every node is one the backend can run. A graph with
+// nodes it cannot run gets one error that lists each of them, so a user
+// sees them all at once: "the CPU backend cannot run 2 node(s): ...".
 #pragma once
 
 #include <functional>
@@ -32,9 +31,5 @@ std::vector<std::string> unsupported_nodes(const Graph& graph,
 // backend ("the CPU backend"); ok when there is none.
 Status require_supported(const Graph& graph, std::string_view who,
                          const NodeSupport& supports, Subgraphs subgraphs);
-
-// verify_graph, check_ops, then require_supported.
-Status admit_graph(const Graph& graph, std::string_view who,
-                   const NodeSupport& supports, Subgraphs subgraphs);
 
 }  // namespace seqrt

@@ -1,5 +1,5 @@
-// admit_graph: one error listing every node a backend refuses (subgraphs
-// when asked), after the structural and op checks.
+// require_supported: one error listing every node a backend refuses
+// (subgraphs when asked).
 #include "compiler/admit.h"
 
 #include <gtest/gtest.h>
@@ -25,9 +25,9 @@ Status no_relu(const Graph&, const Node& node) {
   return Status::ok();
 }
 
-TEST(AdmitGraph, ListsEveryNodeTheBackendRefuses) {
-  Status status = admit_graph(relu_add_relu(), "the test backend", no_relu,
-                              Subgraphs::kSkip);
+TEST(RequireSupported, ListsEveryNodeTheBackendRefuses) {
+  Status status = require_supported(relu_add_relu(), "the test backend",
+                                    no_relu, Subgraphs::kSkip);
   ASSERT_EQ(status.code(), StatusCode::kUnsupported);
   EXPECT_NE(status.message().find("the test backend cannot run 2 node(s): "),
             std::string::npos)
@@ -36,14 +36,14 @@ TEST(AdmitGraph, ListsEveryNodeTheBackendRefuses) {
   EXPECT_NE(status.message().find("'second'"), std::string::npos);
 }
 
-TEST(AdmitGraph, AcceptsAGraphItCanRun) {
+TEST(RequireSupported, AcceptsAGraphItCanRun) {
   auto everything = [](const Graph&, const Node&) { return Status::ok(); };
-  EXPECT_TRUE(admit_graph(relu_add_relu(), "the test backend", everything,
-                          Subgraphs::kVisit)
+  EXPECT_TRUE(require_supported(relu_add_relu(), "the test backend", everything,
+                                Subgraphs::kVisit)
                   .is_ok());
 }
 
-TEST(AdmitGraph, VisitsSubgraphsOnlyWhenAsked) {
+TEST(RequireSupported, VisitsSubgraphsOnlyWhenAsked) {
   GraphBuilder b("outer");
   ValueId x = b.input("x", DType::kF32, {4});
   b.output(b.add("Add", {x, x}), "y");
@@ -52,23 +52,6 @@ TEST(AdmitGraph, VisitsSubgraphsOnlyWhenAsked) {
       Attribute(std::make_shared<Graph>(relu_add_relu()));
   EXPECT_TRUE(unsupported_nodes(graph, no_relu, Subgraphs::kSkip).empty());
   EXPECT_EQ(unsupported_nodes(graph, no_relu, Subgraphs::kVisit).size(), 2u);
-}
-
-TEST(AdmitGraph, UnknownOpsFailBeforeTheBackendIsAsked) {
-  GraphBuilder b("g");
-  ValueId x = b.input("x", DType::kF32, {4});
-  b.output(b.add("NoSuchOp", {x}), "y");
-  auto build = std::move(b).build();
-  ASSERT_TRUE(build.is_ok());
-  bool asked = false;
-  auto ask = [&](const Graph&, const Node&) {
-    asked = true;
-    return Status::ok();
-  };
-  Status status =
-      admit_graph(build.value(), "the test backend", ask, Subgraphs::kSkip);
-  EXPECT_FALSE(status.is_ok());
-  EXPECT_FALSE(asked);
 }
 
 }  // namespace

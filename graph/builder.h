@@ -7,7 +7,8 @@
 //   b.output(b.add("Relu", {y}), "y");
 //   Result<Graph> graph = std::move(b).build();  // verified
 //
-// Node outputs get their types from ops' inference (ops/infer_graph.h).
+// Node outputs get their types from ops' inference
+// (compiler/infer/infer_graph.h).
 #pragma once
 
 #include <optional>

@@ -17,9 +17,10 @@ inline constexpr int kMaxSubgraphDepth = 64;
 // match their value's dtype and shape; state pairs join a graph input to a
 // graph output of the same type; subgraphs verified recursively with
 // captures resolved against the enclosing graphs, nested at most
-// kMaxSubgraphDepth deep. Op semantics are checked by ops/infer_graph.h.
-// With `standalone_subgraph`, `graph` is a subgraph verified on its own:
-// its captures are taken as provided by an enclosing graph not at hand.
+// kMaxSubgraphDepth deep. Op semantics are checked by
+// compiler/infer/infer_graph.h. With `standalone_subgraph`, `graph` is a
+// subgraph verified on its own: its captures are taken as provided by an
+// enclosing graph not at hand.
 Status verify_graph(const Graph& graph, bool standalone_subgraph = false);
 
 }  // namespace seqrt

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 #include "ops/registry.h"
 
 namespace seqrt {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/alloc_fault.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 #include "runtime/backend_registry.h"
 #include "runtime/session.h"
 #include "runtime/stream.h"

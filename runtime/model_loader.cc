@@ -7,10 +7,10 @@
 
 #include <unistd.h>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/regular_file.h"
 #include "importers/native/reader.h"
 #include "importers/onnx/importer.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
 #include "runtime/session.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt {
 namespace {

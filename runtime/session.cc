@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "backends/host/interpreter.h"
+#include "compiler/infer/infer_graph.h"
 #include "compiler/passes/pass.h"
 #include "graph/verifier.h"
-#include "ops/infer_graph.h"
-#include "ops/interpreter.h"
 #include "runtime/backend_registry.h"
 #include "runtime/model_loader.h"
 

@@ -30,9 +30,9 @@ Status reset_error(const Status& failed) {
       failed.message() + " (the stream's state is reset to its initial value)");
 }
 
-// check_graph_inputs (ops/interpreter.h) for a run whose states stay on the
-// device: `dims` of every graph input (the states' from the device), with
-// the dtypes of the fed ones; symbols must agree across all of them.
+// check_graph_inputs (backends/host/interpreter.h) for a run whose states stay
+// on the device: `dims` of every graph input (the states' from the device),
+// with the dtypes of the fed ones; symbols must agree across all of them.
 Status check_inputs(const Graph& graph, const std::vector<const Tensor*>& fed,
                     const std::vector<std::vector<int64_t>>& dims) {
   std::map<std::string, int64_t> symbols;

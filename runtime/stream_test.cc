@@ -8,9 +8,9 @@
 #include <cmath>
 
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
 #include "ops/registry.h"
 #include "runtime/backend_registry.h"
+#include "testing/random_tensor.h"
 #include "tests/device_skip.h"
 
 namespace seqrt {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/node_profiler.h"
 #include "graph/graph.h"
-#include "ops/node_profiler.h"
 #include "tools/human_bytes.h"
 
 namespace seqrt {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/host/interpreter.h"
 #include "compiler/planner/memory_plan.h"
-#include "ops/interpreter.h"
 
 namespace seqrt::cpu {
 

@@ -9,10 +9,10 @@
 #include <cmath>
 
 #include "backends/cpu/kernel_table.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
-#include "ops/infer_graph.h"
 #include "ops/registry.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt::cpu {
 namespace {

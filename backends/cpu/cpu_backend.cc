@@ -8,7 +8,6 @@
 #include "backends/cpu/node_threads.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/thread_governor.h"
-#include "compiler/admit.h"
 #include "ops/registry.h"
 
 namespace seqrt {
@@ -118,26 +117,20 @@ class CpuBackend : public Backend {
 
   const DeviceInfo& device_info() const override { return info_; }
 
-  Status supports(const Graph& graph, const Node& node) const override {
-    std::vector<std::string> lines;
-    Status status = node_supported(graph, node);
-    if (!status.is_ok()) return status;
-    for (const auto& [name, attr] : node.attrs) {
-      if (attr.type() == AttrType::kGraph) {
-        std::vector<std::string> inside = unsupported_nodes(
-            *attr.as_graph(), node_supported, Subgraphs::kVisit);
-        lines.insert(lines.end(), inside.begin(), inside.end());
-      }
-    }
-    if (lines.empty()) return Status::ok();
-    return unsupported("{}: its subgraphs use ops the CPU backend lacks: {}",
-                       node.label(), fmt::join(lines, "; "));
+  // Subgraphs run as they are, through the host executor and these kernels.
+  LoweringNeeds lowering_needs() const override {
+    LoweringNeeds needs;
+    needs.kernels_run_subgraphs = true;
+    return needs;
   }
 
-  Result<std::unique_ptr<Executable>> compile(
+  Status kernel_supports(const Graph& graph, const Node& node) const override {
+    return node_supported(graph, node);
+  }
+
+ protected:
+  Result<std::unique_ptr<Executable>> compile_lowered(
       const Graph& graph, const CompileOptions& options) override {
-    SEQRT_RETURN_IF_ERROR(admit_graph(graph, "the CPU backend", node_supported,
-                                      Subgraphs::kVisit));
     return CpuExecutable::create(graph, options);
   }
 

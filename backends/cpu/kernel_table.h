@@ -5,9 +5,9 @@
 #include <functional>
 #include <string>
 
+#include "backends/host/interpreter.h"
 #include "backends/kernel_table.h"
 #include "graph/graph.h"
-#include "ops/interpreter.h"
 
 namespace seqrt::cpu {
 

@@ -8,8 +8,8 @@
 
 #include <cstddef>
 
+#include "backends/host/interpreter.h"
 #include "graph/graph.h"
-#include "ops/interpreter.h"
 
 namespace seqrt::cpu {
 

@@ -5,8 +5,7 @@
 #include "backends/cuda/cuda_context.h"
 #include "backends/cuda/kernel_plan.h"
 #include "backends/cuda/kernel_table.h"
-#include "compiler/admit.h"
-#include "ops/interpreter.h"
+#include "backends/host/interpreter.h"
 
 namespace seqrt::cuda {
 namespace {
@@ -78,17 +77,14 @@ class CudaBackend : public Backend {
 
   const DeviceInfo& device_info() const override { return context_->info(); }
 
-  Status supports(const Graph& graph, const Node& node) const override {
+  Status kernel_supports(const Graph& graph, const Node& node) const override {
     SEQRT_RETURN_IF_ERROR(node_supported(graph, node));
     return check_plannable(graph, node, context_->limits());
   }
 
-  Result<std::unique_ptr<Executable>> compile(const Graph& graph,
-                                              const CompileOptions&) override {
-    SEQRT_RETURN_IF_ERROR(admit_graph(
-        graph, "the cuda backend",
-        [&](const Graph& g, const Node& n) { return supports(g, n); },
-        Subgraphs::kSkip));
+ protected:
+  Result<std::unique_ptr<Executable>> compile_lowered(
+      const Graph& graph, const CompileOptions&) override {
     auto executable = std::make_unique<CudaExecutable>(graph, context_);
     SEQRT_RETURN_IF_ERROR(executable->prepare());
     return std::unique_ptr<Executable>(std::move(executable));

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
 #include "runtime/backend_registry.h"
+#include "testing/random_tensor.h"
 #include "tests/device_skip.h"
 
 namespace seqrt {

@@ -19,8 +19,9 @@ namespace seqrt::cuda_plugin {
 // 2: Executable::kernel_plan. 3: Executable::create_state, run_with_state,
 // read_state and write_state (a Stream's state kept on the device).
 // 4: Executable::keeps_state_on_device, Backend without its buffer calls,
-// the BackendOptions in the record.
-inline constexpr uint32_t kAbiVersion = 4;
+// the BackendOptions in the record. 5: Backend::lowering_needs,
+// kernel_supports and compile_lowered (the compile path in the base class).
+inline constexpr uint32_t kAbiVersion = 5;
 
 // The keys the CUDA backend takes (BackendOptions); $SEQRT_CUDA_DEVICE
 // overrides "device". Here so that the runtime checks them without loading

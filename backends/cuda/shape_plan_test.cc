@@ -16,8 +16,8 @@
 
 #include "backends/cuda/conv_plan.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
 #include "runtime/backend_registry.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt::cuda {
 namespace {

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "backends/reference/reference_backend.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

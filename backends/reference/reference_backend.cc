@@ -1,7 +1,6 @@
 #include "backends/reference/reference_backend.h"
 
-#include "compiler/admit.h"
-#include "ops/interpreter.h"
+#include "backends/host/interpreter.h"
 #include "ops/registry.h"
 
 namespace seqrt {
@@ -48,7 +47,7 @@ class ReferenceBackend : public Backend {
 
   const DeviceInfo& device_info() const override { return info_; }
 
-  Status supports(const Graph& graph, const Node& node) const override {
+  Status kernel_supports(const Graph& graph, const Node& node) const override {
     (void)graph;
     if (OpRegistry::global().find(node.domain, node.op) == nullptr) {
       return unsupported("{}: no such op in the registry", node.label());
@@ -56,13 +55,11 @@ class ReferenceBackend : public Backend {
     return Status::ok();
   }
 
-  Result<std::unique_ptr<Executable>> compile(
+  // Its subgraphs run on the same reference kernels (check_ops has checked
+  // their ops); every dim is bound at run time.
+ protected:
+  Result<std::unique_ptr<Executable>> compile_lowered(
       const Graph& graph, const CompileOptions& options) override {
-    // The reference backend binds every dim at run time.
-    SEQRT_RETURN_IF_ERROR(admit_graph(
-        graph, "the reference backend",
-        [&](const Graph& g, const Node& n) { return supports(g, n); },
-        Subgraphs::kSkip));
     return std::unique_ptr<Executable>(
         new ReferenceExecutable(graph, options.profile));
   }

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

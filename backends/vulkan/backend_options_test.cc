@@ -10,9 +10,9 @@
 
 #include "backends/vulkan/test_util.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
 #include "runtime/backend_registry.h"
 #include "runtime/session.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt::vulkan {
 namespace {

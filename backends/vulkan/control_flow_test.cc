@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "backends/vulkan/test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
-#include "ops/infer_graph.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -67,8 +67,8 @@ void expect_close(const std::vector<Tensor>& got,
 TEST(VulkanControlFlow, ScanOverAFixedLengthMatchesTheReference) {
   SEQRT_OPEN_VULKAN_OR_SKIP(backend);
   std::vector<Tensor> want, got;
-  run_with_reference(*backend, scan_model(Dim(12), 8), scan_inputs(12, 8),
-                     want, got);
+  run_with_reference(*backend, scan_model(Dim(12), 8), scan_inputs(12, 8), want,
+                     got);
   expect_close(got, want);
 }
 
@@ -77,8 +77,7 @@ TEST(VulkanControlFlow, ScanOverABoundLength) {
   const Graph graph = scan_model(Dim::symbol("seq"), 4);
   auto unbound = backend->compile(graph, CompileOptions{});
   ASSERT_FALSE(unbound.is_ok());
-  EXPECT_NE(unbound.status().message().find(
-                "dim 'seq': bind it at compile"),
+  EXPECT_NE(unbound.status().message().find("dim 'seq': bind it at compile"),
             std::string::npos)
       << unbound.status().to_string();
 
@@ -103,23 +102,21 @@ TEST(VulkanControlFlow, ScanOverABoundLength) {
 // If on `cond` choosing Neg(x) or Abs(x).
 Graph if_model(bool constant_cond) {
   GraphBuilder then_b("then");
-  then_b.output(
-      then_b.add("Neg", {then_b.capture("x", DType::kF32, Shape{6})}), "y");
+  then_b.output(then_b.add("Neg", {then_b.capture("x", DType::kF32, Shape{6})}),
+                "y");
   GraphBuilder else_b("else");
-  else_b.output(
-      else_b.add("Abs", {else_b.capture("x", DType::kF32, Shape{6})}), "y");
+  else_b.output(else_b.add("Abs", {else_b.capture("x", DType::kF32, Shape{6})}),
+                "y");
   GraphBuilder b("if");
-  ValueId cond = constant_cond
-                     ? b.constant("cond", Tensor::scalar<bool>(false))
-                     : b.input("cond", DType::kBool, Shape{});
+  ValueId cond = constant_cond ? b.constant("cond", Tensor::scalar<bool>(false))
+                               : b.input("cond", DType::kBool, Shape{});
   b.input("x", DType::kF32, Shape{6});
-  b.output(
-      b.add("If", {cond},
-            {{"then_branch",
-              std::make_shared<Graph>(std::move(then_b).build().value())},
-             {"else_branch",
-              std::make_shared<Graph>(std::move(else_b).build().value())}}),
-      "y");
+  b.output(b.add("If", {cond},
+                 {{"then_branch",
+                   std::make_shared<Graph>(std::move(then_b).build().value())},
+                  {"else_branch", std::make_shared<Graph>(
+                                      std::move(else_b).build().value())}}),
+           "y");
   Graph graph = std::move(b).build().value();
   EXPECT_TRUE(infer_graph(graph).is_ok());
   return graph;

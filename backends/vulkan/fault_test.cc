@@ -1,8 +1,8 @@
 // Injected out-of-memory and device-lost faults become errors naming what
 // was being done, and leave other backends (and the CPU path) working.
 #include "backends/vulkan/test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt::vulkan {
 namespace {

@@ -9,9 +9,9 @@
 #include "backends/reference/reference_backend.h"
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
-#include "ops/infer_graph.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -69,9 +69,9 @@ TEST(VulkanFp16Weights, MatchTheReferenceWithRoundedWeights) {
   auto reference =
       create_reference_backend()->compile(products(true), CompileOptions{});
   ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
-  testing::expect_first_outputs_close(
-      **reference, **compiled, {random_uniform_f32({kRows, kIn}, 6)}, 1e-4,
-      1e-4);
+  testing::expect_first_outputs_close(**reference, **compiled,
+                                      {random_uniform_f32({kRows, kIn}, 6)},
+                                      1e-4, 1e-4);
   EXPECT_EQ(device_of(*backend)->validation_messages(), 0) << fmt::format(
       "{}", fmt::join(device_of(*backend)->validation_log(), "\n"));
 }
@@ -114,16 +114,29 @@ TEST(VulkanFp16Cast, RoundsLikeTheReference) {
   SEQRT_OPEN_VULKAN_OR_SKIP(backend);
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> values = {
-      0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 65519.0f, 65520.0f, 1e6f, -1e6f,
-      inf, -inf, std::numeric_limits<float>::quiet_NaN(),
-      1.0f + 1.0f / 2048,      // a tie between 1 and the next half: to even
-      1.0f + 3.0f / 2048,      // a tie rounding up
-      5.9604645e-8f,           // the smallest subnormal half
-      2.9802322e-8f,           // half of it: a tie to zero
-      4.4703484e-8f,           // 0.75 of it: up
-      6.1035156e-5f,           // the smallest normal half
-      6.0975552e-5f,           // just under it: a subnormal
-      1e-9f, 3.14159265f, -0.1f, 1234.5678f};
+      0.0f,
+      -0.0f,
+      1.0f,
+      -2.5f,
+      65504.0f,
+      65519.0f,
+      65520.0f,
+      1e6f,
+      -1e6f,
+      inf,
+      -inf,
+      std::numeric_limits<float>::quiet_NaN(),
+      1.0f + 1.0f / 2048,  // a tie between 1 and the next half: to even
+      1.0f + 3.0f / 2048,  // a tie rounding up
+      5.9604645e-8f,       // the smallest subnormal half
+      2.9802322e-8f,       // half of it: a tie to zero
+      4.4703484e-8f,       // 0.75 of it: up
+      6.1035156e-5f,       // the smallest normal half
+      6.0975552e-5f,       // just under it: a subnormal
+      1e-9f,
+      3.14159265f,
+      -0.1f,
+      1234.5678f};
   const int64_t n = static_cast<int64_t>(values.size());
   GraphBuilder b("cast_f16");
   ValueId x = b.input("x", DType::kF32, Shape{n});
@@ -133,9 +146,8 @@ TEST(VulkanFp16Cast, RoundsLikeTheReference) {
   Graph graph = std::move(b).build().value();
   ASSERT_TRUE(infer_graph(graph).is_ok());
   std::vector<Tensor> want, got;
-  testing::run_with_reference(*backend, graph,
-                              {Tensor::from_vector<float>({n}, values)}, want,
-                              got);
+  testing::run_with_reference(
+      *backend, graph, {Tensor::from_vector<float>({n}, values)}, want, got);
   ASSERT_EQ(got.size(), 2u);
   const auto* want_h = static_cast<const uint16_t*>(want[0].data());
   const auto* got_h = static_cast<const uint16_t*>(got[0].data());

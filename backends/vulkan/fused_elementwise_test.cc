@@ -11,10 +11,10 @@
 
 #include "backends/reference/reference_backend.h"
 #include "backends/vulkan/test_util.h"
-#include "graph/builder.h"
+#include "compiler/infer/infer_graph.h"
 #include "compiler/passes/passes.h"
-#include "graph/random_tensor.h"
-#include "ops/infer_graph.h"
+#include "graph/builder.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt::vulkan {
 namespace {

@@ -7,9 +7,9 @@
 #include "backends/reference/reference_backend.h"
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
-#include "ops/infer_graph.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -51,13 +51,13 @@ std::vector<Product> few_row_products() {
                         {{"activation", std::string("silu")}}, kSeqrtDomain));
   all.push_back(product("linear_3d", "Linear", {{1, 1, 40}}, {{40, 33}}, {},
                         kSeqrtDomain));
-  all.push_back(product("gemm_trans_b", "Gemm", {{1, 129}}, {{65, 129}, {65}},
-                        {{"transB", int64_t{1}},
-                         {"alpha", 0.5f},
-                         {"beta", 2.0f}}));
+  all.push_back(
+      product("gemm_trans_b", "Gemm", {{1, 129}}, {{65, 129}, {65}},
+              {{"transB", int64_t{1}}, {"alpha", 0.5f}, {"beta", 2.0f}}));
   all.push_back(product("gemm_trans_a", "Gemm", {{50, 1}}, {{50, 20}},
                         {{"transA", int64_t{1}}}));
-  all.push_back(product("matmul_batched", "MatMul", {{3, 1, 64}}, {{3, 64, 40}}));
+  all.push_back(
+      product("matmul_batched", "MatMul", {{3, 1, 64}}, {{3, 64, 40}}));
   all.push_back(
       product("matmul_broadcast", "MatMul", {{2, 3, 1, 17}}, {{17, 9}}));
   all.push_back(product("matmul_vector", "MatMul", {{96}}, {{96, 31}}));
@@ -96,8 +96,8 @@ void check_products(const VulkanOptions& options, const std::string& path) {
     ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
     std::vector<Tensor> inputs;
     for (size_t i = 0; i < p.input_dims.size(); ++i) {
-      inputs.push_back(random_uniform_f32(p.input_dims[i],
-                                          static_cast<uint32_t>(10 + i)));
+      inputs.push_back(
+          random_uniform_f32(p.input_dims[i], static_cast<uint32_t>(10 + i)));
     }
     testing::expect_first_outputs_close(**expected, **compiled, inputs, 1e-5,
                                         1e-5);

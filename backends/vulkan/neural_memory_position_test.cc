@@ -8,9 +8,9 @@
 
 #include "backends/reference/reference_backend.h"
 #include "backends/vulkan/test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
-#include "ops/infer_graph.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt::vulkan {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "backends/reference/reference_backend.h"
 #include "backends/vulkan/test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -33,8 +33,8 @@ void expect_same_bytes(const std::string& op, std::vector<Tensor> inputs,
   GraphBuilder b(op);
   std::vector<ValueId> ids;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    ids.push_back(b.input("x" + std::to_string(i), inputs[i].dtype(),
-                          inputs[i].shape()));
+    ids.push_back(
+        b.input("x" + std::to_string(i), inputs[i].dtype(), inputs[i].shape()));
   }
   for (size_t i = 0; i < constants.size(); ++i) {
     ids.push_back(b.constant("c" + std::to_string(i), constants[i]));

@@ -6,8 +6,8 @@
 #include "backends/reference/reference_backend.h"
 #include "backends/vulkan/kernels/sequence_device_testing.h"
 #include "backends/vulkan/test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt::vulkan {
 namespace {

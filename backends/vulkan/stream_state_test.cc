@@ -19,8 +19,8 @@
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/test_util.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
 #include "runtime/stream.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt {
 namespace {

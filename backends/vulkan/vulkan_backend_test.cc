@@ -7,8 +7,8 @@
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/shaders.h"
 #include "backends/vulkan/test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt::vulkan {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/infer/infer_graph.h"
 #include "compiler/passes/pass_test_util.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {
@@ -27,10 +27,11 @@ Graph f16_model() {
   ValueId x = b.input("x", DType::kF16, Shape{3, 4});
   ValueId u = b.input("u", DType::kF32, Shape{3, 4});
   ValueId w = b.constant("w", to_f16(pass_testing::random_tensor({4, 4}, 1)));
-  ValueId shape = b.constant("shape", Tensor::from_vector<int64_t>({2}, {3, 4}));
-  ValueId fill = b.add(
-      "ConstantOfShape", {shape},
-      {{"value", to_f16(Tensor::from_vector<float>({1}, {1.5f}))}});
+  ValueId shape =
+      b.constant("shape", Tensor::from_vector<int64_t>({2}, {3, 4}));
+  ValueId fill =
+      b.add("ConstantOfShape", {shape},
+            {{"value", to_f16(Tensor::from_vector<float>({1}, {1.5f}))}});
   ValueId y = b.add("Relu", {b.add("Add", {b.add("MatMul", {x, w}), fill})});
   b.output(y, "y");
   ValueId cast = b.add("Cast", {u}, {{"to", int64_t{10}}});
@@ -57,7 +58,8 @@ TEST(ComputeF16InF32, KeepsTheEdgesAndComputesInF32) {
               before.value(before.outputs[i]).dtype);
   }
   int f16_values = 0;
-  for (const Value& value : graph.values) f16_values += value.dtype == DType::kF16;
+  for (const Value& value : graph.values)
+    f16_values += value.dtype == DType::kF16;
   EXPECT_EQ(f16_values, 3);  // x, y and z
   for (const auto& [id, tensor] : graph.constants) {
     EXPECT_NE(tensor.dtype(), DType::kF16) << graph.value(id).name;

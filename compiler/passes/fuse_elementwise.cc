@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "compiler/infer/infer_graph.h"
 #include "compiler/passes/passes.h"
 #include "compiler/passes/rewrite.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

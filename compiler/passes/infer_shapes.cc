@@ -3,8 +3,8 @@
 // can read every dtype and shape, symbolic dims included.
 #include <vector>
 
+#include "compiler/infer/infer_graph.h"
 #include "compiler/passes/passes.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

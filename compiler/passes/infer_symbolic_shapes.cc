@@ -9,9 +9,9 @@
 #include <map>
 #include <vector>
 
+#include "compiler/infer/infer_graph.h"
 #include "compiler/passes/match.h"
 #include "compiler/passes/passes.h"
-#include "ops/infer_graph.h"
 #include "ops/registry.h"
 
 namespace seqrt {

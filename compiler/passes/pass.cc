@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "compiler/infer/infer_graph.h"
 #include "compiler/passes/passes.h"
 #include "graph/verifier.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "graph/builder.h"
+#include "compiler/infer/infer_graph.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/passes.h"
+#include "graph/builder.h"
 #include "graph/verifier.h"
-#include "ops/infer_graph.h"
 #include "runtime/session.h"
 
 namespace seqrt::pass_testing {

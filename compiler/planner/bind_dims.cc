@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "ops/infer_graph.h"
+#include "compiler/infer/infer_graph.h"
 
 namespace seqrt {
 

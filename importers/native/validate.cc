@@ -3,9 +3,9 @@
 #include <cstring>
 #include <limits>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/verifier.h"
 #include "importers/native/reader.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

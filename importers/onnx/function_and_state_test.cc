@@ -1,11 +1,11 @@
 // Model-local functions, subgraphs with captures, and state pairs.
 #include <gtest/gtest.h>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/verifier.h"
 #include "importers/onnx/graph_convert.h"
 #include "importers/onnx/onnx_test_util.h"
 #include "importers/onnx/state_pairs.h"
-#include "ops/infer_graph.h"
 #include "runtime/session.h"
 
 namespace seqrt {

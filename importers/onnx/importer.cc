@@ -2,6 +2,7 @@
 
 #include <fmt/ranges.h>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/verifier.h"
 #include "importers/onnx/graph_convert.h"
 #include "importers/onnx/op_table.h"
@@ -9,7 +10,6 @@
 #include "importers/onnx/optional_fold.h"
 #include "importers/onnx/proto_io.h"
 #include "importers/onnx/state_pairs.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

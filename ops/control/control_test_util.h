@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt::op_testing {
 

@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
+#include "backends/host/interpreter.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
-#include "ops/interpreter.h"
 #include "ops/op_test_util.h"
 
 namespace seqrt {

@@ -2,10 +2,10 @@
 // and reading what it declares: inputs, outputs, state pairs, metadata.
 #include <cstring>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/run_control.h"
 #include "importers/native/reader.h"
 #include "importers/onnx/importer.h"
-#include "ops/infer_graph.h"
 #include "runtime/c_api/handles.h"
 #include "runtime/model_loader.h"
 

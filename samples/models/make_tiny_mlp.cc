@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
 #include "importers/native/writer.h"
 #include "importers/tensor/npy.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 namespace {

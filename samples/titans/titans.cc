@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt::titans {
 namespace {

@@ -18,8 +18,8 @@
 #include <fmt/format.h>
 
 #include "backends/reference/reference_backend.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 #include "ops/registry.h"
 #include "runtime/backend_registry.h"
 #include "tests/conformance/op_case.h"

@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 
 #include "backends/reference/reference_backend.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
 #include "importers/native/reader.h"
 #include "importers/native/writer.h"
 #include "importers/tensor/npy.h"
-#include "ops/infer_graph.h"
 #include "tests/e2e/cli_runner.h"
 
 namespace seqrt::e2e {

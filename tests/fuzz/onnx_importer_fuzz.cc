@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/verifier.h"
 #include "importers/onnx/importer.h"
-#include "ops/infer_graph.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   seqrt::Result<seqrt::Graph> graph =

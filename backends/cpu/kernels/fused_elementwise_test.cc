@@ -7,8 +7,8 @@
 
 #include "backends/cpu/kernels/fused_elementwise_program.h"
 #include "backends/cpu/kernels/kernel_test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt::cpu {
 namespace {

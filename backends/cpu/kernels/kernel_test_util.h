@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backends/cpu/kernel_table.h"
-#include "ops/interpreter.h"
+#include "backends/host/interpreter.h"
 #include "ops/op_test_util.h"
 
 namespace seqrt::cpu::kernel_testing {

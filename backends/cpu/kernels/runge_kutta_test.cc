@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "backends/cpu/kernels/kernel_test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt::cpu {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "backends/cpu/arena_run.h"
 #include "backends/cpu/kernels/kernel_test_util.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt::cpu {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/onednn/selection.h"
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "graph/random_tensor.h"
-#include "ops/infer_graph.h"
+#include "testing/random_tensor.h"
 
 namespace seqrt::cpu::onednn {
 namespace {

@@ -2,10 +2,10 @@
 
 #include "runtime/c_api/testing/retention_graph.h"
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
 #include "importers/native/writer.h"
 #include "importers/onnx/onnx_test_util.h"
-#include "ops/infer_graph.h"
 
 namespace seqrt {
 

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
+#include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
-#include "ops/infer_graph.h"
 #include "tests/conformance/op_case.h"
 
 namespace seqrt {

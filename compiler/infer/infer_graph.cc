@@ -1,4 +1,4 @@
-#include "ops/infer_graph.h"
+#include "compiler/infer/infer_graph.h"
 
 #include <algorithm>
 #include <map>

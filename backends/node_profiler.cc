@@ -1,4 +1,4 @@
-#include "ops/node_profiler.h"
+#include "backends/node_profiler.h"
 
 #include <fmt/format.h>
 

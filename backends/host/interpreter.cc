@@ -1,4 +1,4 @@
-#include "ops/interpreter.h"
+#include "backends/host/interpreter.h"
 
 #include <algorithm>
 #include <chrono>

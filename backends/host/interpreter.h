@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/node_profiler.h"
 #include "graph/graph.h"
-#include "ops/node_profiler.h"
 #include "ops/op_schema.h"
 
 namespace seqrt {
