@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -12,13 +13,17 @@ Status record_float_class(uint32_t code, const NodeArgs& args,
                           Recorder& recorder) {
   const int64_t count = element_count(args.output_dims[0]);
   const Node& node = *args.node;
+  // The signs IsInf detects; IsNaN has no such attributes (the shader's
+  // IsNaN code ignores them).
+  const bool is_inf = code == 1;
+  const bool negative = is_inf && node_attr_int(node, "detect_negative") != 0;
+  const bool positive = is_inf && node_attr_int(node, "detect_positive") != 0;
   Dispatch dispatch;
   dispatch.shader = "float_class";
   dispatch.specialization = {kLocalSize, code};
-  dispatch.push_constants = push_bytes(
-      {static_cast<uint32_t>(count),
-       static_cast<uint32_t>(int_attr(node, "detect_negative", 1) != 0),
-       static_cast<uint32_t>(int_attr(node, "detect_positive", 1) != 0)});
+  dispatch.push_constants =
+      push_bytes({static_cast<uint32_t>(count), static_cast<uint32_t>(negative),
+                  static_cast<uint32_t>(positive)});
   dispatch.reads = {args.inputs[0]};
   dispatch.writes = {args.outputs[0]};
   dispatch.groups = groups_for((count + 3) / 4, recorder.limits());

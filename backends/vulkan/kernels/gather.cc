@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -11,7 +12,7 @@ Status record_gather(bool elements, const NodeArgs& args, Recorder& recorder) {
   const std::vector<int64_t>& data = args.input_dims[0];
   const std::vector<int64_t>& out = args.output_dims[0];
   size_t axis = static_cast<size_t>(
-      normalized_axis(int_attr(*args.node, "axis", 0), data.size()));
+      normalized_axis(node_attr_int(*args.node, "axis"), data.size()));
   if (elements && out.size() > kMaxRank) {
     return unsupported("{}: rank {} is over the Vulkan kernel's {}",
                        args.node->label(), out.size(), kMaxRank);

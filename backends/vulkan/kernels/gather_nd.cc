@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -38,7 +39,7 @@ Status check_gather_nd_dims(const Node& node, const std::vector<int64_t>& data,
 Status record_gather_nd(const NodeArgs& args, Recorder& recorder) {
   const std::vector<int64_t>& data = args.input_dims[0];
   const std::vector<int64_t>& indices = args.input_dims[1];
-  const int64_t b = int_attr(*args.node, "batch_dims", 0);
+  const int64_t b = node_attr_int(*args.node, "batch_dims");
   SEQRT_RETURN_IF_ERROR(check_gather_nd_dims(*args.node, data, indices, b));
   if (data.size() > kMaxRank) {
     return unsupported("{}: rank {} is over the Vulkan kernel's {}",

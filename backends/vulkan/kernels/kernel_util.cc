@@ -44,16 +44,6 @@ std::array<uint32_t, 3> groups_for_rows(int64_t groups,
   return {static_cast<uint32_t>(max_x), static_cast<uint32_t>(y), 1};
 }
 
-int64_t int_attr(const Node& node, const char* name, int64_t fallback) {
-  const Attribute* attr = node.attr(name);
-  return attr == nullptr ? fallback : attr->as_int();
-}
-
-float float_attr(const Node& node, const char* name, float fallback) {
-  const Attribute* attr = node.attr(name);
-  return attr == nullptr ? fallback : attr->as_float();
-}
-
 int64_t normalized_axis(int64_t axis, size_t rank) {
   return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
 }

@@ -30,9 +30,8 @@ std::array<uint32_t, 3> groups_for(int64_t count, const DeviceLimits& limits);
 // undoes it.
 std::array<uint32_t, 3> groups_for_rows(int64_t count,
                                         const DeviceLimits& limits);
-// An int or float attribute, or `fallback` when the node lacks it.
-int64_t int_attr(const Node& node, const char* name, int64_t fallback);
-float float_attr(const Node& node, const char* name, float fallback);
+// Attributes: ops/node_attrs.h (node_attr_int...), which falls back to the
+// op schema's default, so no kernel restates one.
 // `axis` (possibly negative) as an index into `rank` dims.
 int64_t normalized_axis(int64_t axis, size_t rank);
 // kUnsupported naming the first input or output that is not fp32.

@@ -3,6 +3,7 @@
 
 #include "backends/vulkan/kernels/fill_values.h"
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -24,8 +25,7 @@ Status record_pad(const NodeArgs& args, Recorder& recorder) {
   for (size_t i = 0; i < axes.size() && i < pads.size(); ++i) {
     begin[normalized_axis(axes[i], in.size())] = pads[i];
   }
-  const Attribute* mode_attr = node.attr("mode");
-  std::string mode = mode_attr == nullptr ? "constant" : mode_attr->as_string();
+  const std::string& mode = node_attr_string(node, "mode");
   uint32_t mode_code = mode == "reflect" ? 1
                        : mode == "edge"  ? 2
                        : mode == "wrap"  ? 3

@@ -4,6 +4,7 @@
 
 #include "backends/vulkan/kernels/kernel_util.h"
 #include "backends/vulkan/kernels/strided_copy.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 Status record_split(const NodeArgs& args, Recorder& recorder) {
   const std::vector<int64_t>& in = args.input_dims[0];
   size_t axis = static_cast<size_t>(
-      normalized_axis(int_attr(*args.node, "axis", 0), in.size()));
+      normalized_axis(node_attr_int(*args.node, "axis"), in.size()));
   std::vector<int64_t> strides = row_major_strides(in);
   int64_t at = 0;
   for (size_t k = 0; k < args.outputs.size(); ++k) {

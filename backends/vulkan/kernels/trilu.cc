@@ -1,5 +1,6 @@
 // Trilu (shaders/trilu.comp) on every dtype element_layout moves.
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -15,7 +16,7 @@ Status record_trilu(const NodeArgs& args, Recorder& recorder) {
   Dispatch dispatch;
   dispatch.shader = "trilu";
   dispatch.specialization = {kLocalSize,
-                             int_attr(*args.node, "upper", 1) != 0 ? 1u : 0u,
+                             node_attr_int(*args.node, "upper") != 0 ? 1u : 0u,
                              layout.words, layout.part_bytes};
   // k past the matrix behaves like the edge; clamp it into 32 bits.
   int64_t k_clamped =
