@@ -1,4 +1,7 @@
+#include <cassert>
+#include <map>
 #include <random>
+#include <string>
 
 #include "tests/conformance/op_case.h"
 
@@ -45,30 +48,39 @@ OpCase loosened(OpCase c, double tolerance) {
   return c;
 }
 
+namespace {
+
+// file name -> entry function; built on first use, so registrations from
+// other files' static initialisers always find it constructed.
+std::map<std::string, OpCaseAdder>& case_registry() {
+  static std::map<std::string, OpCaseAdder> registry;
+  return registry;
+}
+
+}  // namespace
+
+bool register_op_cases(const char* file, OpCaseAdder add) {
+  std::string name = file;
+  size_t slash = name.find_last_of("/\\");
+  if (slash != std::string::npos) name = name.substr(slash + 1);
+  // A second registration under one name would silently replace the
+  // first's cases; the file-scope variable of SEQRT_CONFORMANCE_CASES
+  // already makes that a compile error within a file.
+  assert(case_registry().count(name) == 0 && "cases file registered twice");
+  case_registry().emplace(std::move(name), add);
+  return true;
+}
+
+std::vector<std::string> registered_op_case_files() {
+  std::vector<std::string> files;
+  for (const auto& [file, add] : case_registry()) files.push_back(file);
+  return files;
+}
+
 const std::vector<OpCase>& all_op_cases() {
   static const std::vector<OpCase> cases = [] {
     std::vector<OpCase> all;
-    add_elementwise_cases(all);
-    add_nn_cases(all);
-    add_reduce_cases(all);
-    add_linalg_cases(all);
-    add_seqrt_linear_cases(all);
-    add_shape_cases(all);
-    add_scatter_cases(all);
-    add_tiled_shape_cases(all);
-    add_dispatch_limit_cases(all);
-    add_control_cases(all);
-    add_attention_cases(all);
-    add_onnx_attention_cases(all);
-    add_linear_attention_cases(all);
-    add_retention_cases(all);
-    add_selective_scan_cases(all);
-    add_causal_conv_cases(all);
-    add_ssd_cases(all);
-    add_runge_kutta_cases(all);
-    add_neural_memory_cases(all);
-    add_fused_elementwise_cases(all);
-    add_rnn_cases(all);
+    for (const auto& [file, add] : case_registry()) add(all);
     return all;
   }();
   return cases;

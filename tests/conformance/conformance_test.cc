@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -329,6 +330,7 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
 INSTANTIATE_TEST_SUITE_P(AllOps, Conformance, ::testing::ValuesIn(all_params()),
                          param_name);
 
+// Every op of ops/op_list.def (the registry is built from it) has a case.
 TEST(ConformanceCoverage, EveryOpHasCases) {
   std::set<std::string> covered;
   for (const OpCase& c : all_op_cases()) covered.insert(c.domain + "::" + c.op);
@@ -336,6 +338,19 @@ TEST(ConformanceCoverage, EveryOpHasCases) {
     EXPECT_TRUE(covered.count(schema->domain + "::" + schema->name))
         << schema->qualified_name() << " has no conformance case";
   }
+}
+
+// Every cases/*.cc file ran its SEQRT_CONFORMANCE_CASES registration: a
+// file without it (or dropped by the linker) would lose its cases unseen
+// when its ops also have cases elsewhere.
+TEST(ConformanceCoverage, EveryCasesFileRegisters) {
+  std::set<std::string> on_disk;
+  std::istringstream names(SEQRT_CONFORMANCE_CASE_FILES);
+  for (std::string name; names >> name;) on_disk.insert(name);
+  std::vector<std::string> registered = registered_op_case_files();
+  EXPECT_EQ(std::set<std::string>(registered.begin(), registered.end()),
+            on_disk);
+  EXPECT_FALSE(on_disk.empty());
 }
 
 TEST(ConformanceCoverage, CaseNamesAreUnique) {

@@ -45,34 +45,22 @@ OpCase loosened(OpCase c, double tolerance);  // rtol = atol = tolerance
 Tensor random_tensor(DType dtype, std::vector<int64_t> dims, uint64_t seed,
                      double lo = -1.0, double hi = 1.0);
 
-// Each ops/ folder has a cases file; tests/conformance/cases.cc calls all.
-void add_elementwise_cases(std::vector<OpCase>& cases);
-void add_nn_cases(std::vector<OpCase>& cases);
-void add_reduce_cases(std::vector<OpCase>& cases);
-void add_linalg_cases(std::vector<OpCase>& cases);
-void add_seqrt_linear_cases(std::vector<OpCase>& cases);  // + constant weights
-void add_shape_cases(std::vector<OpCase>& cases);
-void add_scatter_cases(std::vector<OpCase>& cases);  // Scatter*, GatherND
-// Shapes that cross a GPU kernel's tile edges (MatMul, norms, Slice...).
-void add_tiled_shape_cases(std::vector<OpCase>& cases);
-// Sizes past a GPU dispatch limit (65,535 workgroups in x).
-void add_dispatch_limit_cases(std::vector<OpCase>& cases);
-void add_control_cases(std::vector<OpCase>& cases);
-// Sequence ops (ops/sequence/, OPS.md), one file per op.
-void add_attention_cases(std::vector<OpCase>& cases);
-void add_onnx_attention_cases(std::vector<OpCase>& cases);
-void add_linear_attention_cases(std::vector<OpCase>& cases);
-void add_retention_cases(std::vector<OpCase>& cases);
-void add_selective_scan_cases(std::vector<OpCase>& cases);
-void add_causal_conv_cases(std::vector<OpCase>& cases);
-void add_ssd_cases(std::vector<OpCase>& cases);
-void add_runge_kutta_cases(std::vector<OpCase>& cases);
-void add_neural_memory_cases(std::vector<OpCase>& cases);
-void add_fused_elementwise_cases(std::vector<OpCase>& cases);
-// Recurrent ops (ops/rnn/): RNN, GRU, LSTM.
-void add_rnn_cases(std::vector<OpCase>& cases);
+// Each cases/*.cc file registers its entry function once, at its end:
+//   SEQRT_CONFORMANCE_CASES(add_shape_cases);
+// so adding an op's cases needs no central list. The files are compiled
+// into conformance_test itself (no static library that could drop them),
+// and ConformanceCoverage.EveryCasesFileRegisters checks each one did.
+using OpCaseAdder = void (*)(std::vector<OpCase>& cases);
+bool register_op_cases(const char* file, OpCaseAdder add);
+#define SEQRT_CONFORMANCE_CASES(adder)                           \
+  [[maybe_unused]] static const bool seqrt_op_cases_registered = \
+      ::seqrt::register_op_cases(__FILE__, adder)
 
-// Every case of every op.
+// The file names (no directory) that registered cases, sorted.
+std::vector<std::string> registered_op_case_files();
+
+// Every case of every op: each registered file's cases, files in name
+// order (a stable order whatever the linker's static initialisation order).
 const std::vector<OpCase>& all_op_cases();
 
 }  // namespace seqrt

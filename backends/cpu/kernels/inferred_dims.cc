@@ -4,8 +4,7 @@
 
 namespace seqrt::cpu {
 
-Result<std::vector<std::vector<int64_t>>> inferred_output_dims(
-    const KernelContext& ctx) {
+Result<InferContext> infer_on_inputs(const KernelContext& ctx) {
   std::vector<ValueInfo> inputs;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     const Tensor* t = ctx.input(i);
@@ -17,6 +16,12 @@ Result<std::vector<std::vector<int64_t>>> inferred_output_dims(
   }
   InferContext infer(ctx.node(), ctx.schema(), std::move(inputs));
   SEQRT_RETURN_IF_ERROR(ctx.schema().infer(infer));
+  return infer;
+}
+
+Result<std::vector<std::vector<int64_t>>> inferred_output_dims(
+    const KernelContext& ctx) {
+  SEQRT_ASSIGN_OR_RETURN(InferContext infer, infer_on_inputs(ctx));
   std::vector<std::vector<int64_t>> dims;
   for (const ValueInfo& out : infer.outputs()) {
     if (!out.shape.has_value() || !out.shape->is_fixed()) {

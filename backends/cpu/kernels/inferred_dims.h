@@ -8,8 +8,13 @@
 #include <vector>
 
 #include "ops/op_context.h"
+#include "ops/op_schema.h"
 
 namespace seqrt::cpu {
+
+// The op's inference run on the node's concrete inputs (shapes and values);
+// its output_values() hold what inference computed (Shape, Size, Constant).
+Result<InferContext> infer_on_inputs(const KernelContext& ctx);
 
 // The dims of every output.
 Result<std::vector<std::vector<int64_t>>> inferred_output_dims(

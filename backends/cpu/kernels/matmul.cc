@@ -20,6 +20,7 @@
 #include "backends/cpu/kernels/typed_support.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/gemm.h"
+#include "ops/node_attrs.h"
 #include "ops/util.h"
 
 namespace seqrt::cpu {
@@ -357,22 +358,14 @@ Status run_gemm_with(KernelContext& ctx, onednn::PackedWeights* packed) {
 
 Status run_gemm(KernelContext& ctx) { return run_gemm_with(ctx, nullptr); }
 
-int64_t int_attr_or(const Node& node, const std::string& name,
-                    int64_t fallback) {
-  auto attr = node.attrs.find(name);
-  return attr != node.attrs.end() && attr->second.type() == AttrType::kInt
-             ? attr->second.as_int()
-             : fallback;
-}
-
 // A constant B of a float Gemm, packed (read transposed for transB).
 Result<KernelFn> prepare_gemm(const Graph& graph, const Node& node) {
   const Tensor* b = graph.constant(node.inputs[1]);
   if (b == nullptr || b->rank() != 2 || !is_f32_family(b->dtype())) {
     return KernelFn(run_gemm);
   }
-  bool trans_a = int_attr_or(node, "transA", 0) != 0;
-  bool trans_b = int_attr_or(node, "transB", 0) != 0;
+  bool trans_a = node_attr_int(node, "transA") != 0;
+  bool trans_b = node_attr_int(node, "transB") != 0;
   int64_t rows = rows_hint(graph, node.inputs[0]);
   const std::optional<Shape>& a_shape = graph.value(node.inputs[0]).shape;
   if (trans_a && a_shape && a_shape->rank() == 2 && (*a_shape)[1].is_fixed()) {

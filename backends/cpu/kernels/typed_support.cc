@@ -45,4 +45,16 @@ Result<BroadcastRuns> plan_broadcast_runs(
   return plan;
 }
 
+Status check_two_same(const KernelContext& ctx) {
+  if (!ctx.has_input(0) || !ctx.has_input(1)) {
+    return ctx.error("needs inputs 'A' and 'B'");
+  }
+  if (ctx.input(0)->dtype() != ctx.input(1)->dtype()) {
+    return ctx.error("inputs 'A' and 'B' must have one dtype, got {} and {}",
+                     dtype_name(ctx.input(0)->dtype()),
+                     dtype_name(ctx.input(1)->dtype()));
+  }
+  return Status::ok();
+}
+
 }  // namespace seqrt::cpu

@@ -158,4 +158,27 @@ void binary_run(const A* a, int64_t sa, const B* b, int64_t sb, O* out,
   }
 }
 
+// out[i] = f(a, b) into a bool tensor with numpy broadcasting, both inputs
+// read as T (the comparisons and the logical ops).
+template <typename T, typename F>
+Status compare_with(KernelContext& ctx, const Tensor& a, const Tensor& b, F f) {
+  SEQRT_ASSIGN_OR_RETURN(BroadcastRuns plan,
+                         plan_broadcast_runs(ctx, {a.dims(), b.dims()}));
+  SEQRT_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocate_output(0, DType::kBool, plan.out_dims));
+  const T* pa = a.data_as<T>();
+  const T* pb = b.data_as<T>();
+  bool* po = out->mutable_data_as<bool>();
+  const int64_t length = plan.run_length();
+  for_each_broadcast_run(plan, [&](const int64_t* offsets, int64_t o) {
+    binary_run(pa + offsets[0], plan.step(0), pb + offsets[1], plan.step(1),
+               po + o, length, f);
+  });
+  return Status::ok();
+}
+
+// Inputs 'A' and 'B' are both present and of one dtype (the comparisons
+// and the logical ops).
+Status check_two_same(const KernelContext& ctx);
+
 }  // namespace seqrt::cpu

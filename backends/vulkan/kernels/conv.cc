@@ -1,6 +1,7 @@
 // Conv in fp32, 1-D and 2-D, grouped and depthwise, with explicit pads or
 // auto_pad (shaders/conv.comp, one invocation per output element).
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -21,8 +22,7 @@ std::vector<int64_t> pads_before(const Node& node,
                                  const std::vector<int64_t>& strides,
                                  const std::vector<int64_t>& dilations) {
   size_t spatial = kernel.size();
-  const Attribute* auto_pad = node.attr("auto_pad");
-  std::string mode = auto_pad == nullptr ? "NOTSET" : auto_pad->as_string();
+  const std::string& mode = node_attr_string(node, "auto_pad");
   std::vector<int64_t> before(spatial, 0);
   if (mode == "NOTSET") {
     std::vector<int64_t> pads = ints_attr(node, "pads", {});
@@ -63,7 +63,7 @@ Status record_conv(const NodeArgs& args, Recorder& recorder) {
   bool has_bias = args.inputs.size() > 2 && !args.inputs[2].empty();
   std::vector<uint32_t> words;
   for (int64_t v :
-       {count, x[1], w[0], int_attr(node, "group", 1), in[0], in[1], out[0],
+       {count, x[1], w[0], node_attr_int(node, "group"), in[0], in[1], out[0],
         out[1], kernel[0], kernel[1], strides[0], strides[1], dilations[0],
         dilations[1], before[0], before[1]}) {
     words.push_back(static_cast<uint32_t>(v));

@@ -4,17 +4,18 @@
 #include <map>
 
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
 
 // Op codes of shaders/unary.comp and shaders/binary.comp.
 const std::map<std::string, uint32_t> kUnaryOps = {
-    {"Relu", 0},       {"Sigmoid", 1},   {"Tanh", 2},  {"Exp", 3},
-    {"Log", 4},        {"Neg", 5},       {"Abs", 6},   {"Sqrt", 7},
-    {"Reciprocal", 8}, {"Erf", 9},       {"Gelu", 11}, {"LeakyRelu", 13},
-    {"Elu", 14},       {"Sin", 15},      {"Cos", 16},  {"Floor", 17},
-    {"Ceil", 18},      {"Softplus", 19}, {"Sign", 21}, {"HardSigmoid", 22},
+    {"Relu", 0},       {"Sigmoid", 1}, {"Tanh", 2},  {"Exp", 3},
+    {"Log", 4},        {"Neg", 5},     {"Abs", 6},   {"Sqrt", 7},
+    {"Reciprocal", 8}, {"Erf", 9},     {"Gelu", 11}, {"Sin", 15},
+    {"Cos", 16},       {"Floor", 17},  {"Ceil", 18}, {"Softplus", 19},
+    {"Sign", 21},
 };
 const std::map<std::string, uint32_t> kBinaryOps = {
     {"Add", 0}, {"Sub", 1}, {"Mul", 2}, {"Div", 3},
@@ -45,54 +46,17 @@ Status record_unary(uint32_t code, const NodeArgs& args, Recorder& recorder) {
   if (node.op == "Neg" && args.output_dtypes[0] != DType::kF32) {
     return record_int_neg(args, recorder);
   }
-  float alpha = 0.0f, beta = 0.0f;
-  if (node.op == "LeakyRelu") alpha = float_attr(node, "alpha", 0.01f);
-  if (node.op == "Elu") alpha = float_attr(node, "alpha", 1.0f);
-  if (node.op == "HardSigmoid") {
-    alpha = float_attr(node, "alpha", 0.2f);
-    beta = float_attr(node, "beta", 0.5f);
-  }
   // Gelu's tanh approximation has its own code (23).
-  if (node.op == "Gelu") {
-    const Attribute* approx = node.attr("approximate");
-    if (approx != nullptr && approx->as_string() == "tanh") code = 23;
+  if (node.op == "Gelu" && node_attr_string(node, "approximate") == "tanh") {
+    code = 23;
   }
   int64_t count = element_count(args.output_dims[0]);
   Dispatch dispatch;
   dispatch.shader = "unary";
   dispatch.specialization = {kLocalSize, code};
   dispatch.push_constants = push_bytes(
-      {static_cast<uint32_t>(count), float_word(alpha), float_word(beta)});
-  dispatch.reads = {args.inputs[0]};
-  dispatch.writes = {args.outputs[0]};
-  dispatch.groups = groups_for(count, recorder.limits());
-  return recorder.dispatch(dispatch);
-}
-
-// Clip's min/max come as optional constant inputs (opset 11+).
-Status record_clip(const NodeArgs& args, Recorder& recorder) {
-  const Graph& graph = *args.graph;
-  const Node& node = *args.node;
-  float bounds[2] = {-3.402823466e38f, 3.402823466e38f};
-  for (int i = 1; i <= 2; ++i) {
-    if (static_cast<int>(node.inputs.size()) <= i ||
-        node.inputs[i] == kNoValue) {
-      continue;
-    }
-    const Tensor* bound = graph.constant(node.inputs[i]);
-    if (bound == nullptr || bound->num_elements() != 1) {
-      return unsupported("{}: the Vulkan Clip needs constant scalar bounds",
-                         node.label());
-    }
-    bounds[i - 1] = static_cast<float>(bound->element_f64(0));
-  }
-  int64_t count = element_count(args.output_dims[0]);
-  Dispatch dispatch;
-  dispatch.shader = "unary";
-  dispatch.specialization = {kLocalSize, 20};
-  dispatch.push_constants =
-      push_bytes({static_cast<uint32_t>(count), float_word(bounds[0]),
-                  float_word(bounds[1])});
+      // alpha, beta: read only by unary.comp codes of unregistered ops.
+      {static_cast<uint32_t>(count), float_word(0.0f), float_word(0.0f)});
   dispatch.reads = {args.inputs[0]};
   dispatch.writes = {args.outputs[0]};
   dispatch.groups = groups_for(count, recorder.limits());
@@ -169,21 +133,6 @@ Status supports_binary(const Graph& graph, const Node& node,
   return require_f32(graph, node);
 }
 
-// Clip's bounds are f32 too but must be constants.
-Status supports_clip(const Graph& graph, const Node& node,
-                     const DeviceLimits&) {
-  if (graph.value(node.inputs[0]).dtype != DType::kF32) {
-    return require_f32(graph, node);
-  }
-  for (size_t i = 1; i < node.inputs.size(); ++i) {
-    if (node.inputs[i] != kNoValue && !graph.is_constant(node.inputs[i])) {
-      return unsupported("{}: the Vulkan Clip needs constant bounds",
-                         node.label());
-    }
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 void register_elementwise_kernels(KernelTable& table) {
@@ -194,15 +143,11 @@ void register_elementwise_kernels(KernelTable& table) {
                  return record_unary(c, args, r);
                }});
   }
-  table.add({kOnnxDomain, "Clip", supports_clip, nullptr,
-             [](const NodeArgs& args, const KernelTiling&, Recorder& r) {
-               return record_clip(args, r);
-             }});
   // Mod: C's fmod for f32 (binary.comp code 8); for integers the sign of
   // the divisor (fmod=0, binary_int.comp code 9) or of the dividend (10).
   table.add({kOnnxDomain, "Mod", supports_binary, nullptr,
              [](const NodeArgs& args, const KernelTiling&, Recorder& r) {
-               bool c_style = int_attr(*args.node, "fmod", 0) != 0;
+               bool c_style = node_attr_int(*args.node, "fmod") != 0;
                uint32_t code = args.output_dtypes[0] == DType::kF32 ? 8
                                : c_style                            ? 10
                                                                     : 9;

@@ -44,16 +44,6 @@ std::array<uint32_t, 3> groups_for_rows(int64_t groups,
   return {static_cast<uint32_t>(max_x), static_cast<uint32_t>(y), 1};
 }
 
-int64_t int_attr(const Node& node, const char* name, int64_t fallback) {
-  const Attribute* attr = node.attr(name);
-  return attr == nullptr ? fallback : attr->as_int();
-}
-
-float float_attr(const Node& node, const char* name, float fallback) {
-  const Attribute* attr = node.attr(name);
-  return attr == nullptr ? fallback : attr->as_float();
-}
-
 int64_t normalized_axis(int64_t axis, size_t rank) {
   return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
 }
@@ -252,5 +242,38 @@ std::vector<uint8_t> words_to_bytes(const std::vector<uint32_t>& words) {
   std::memcpy(bytes.data(), words.data(), bytes.size());
   return bytes;
 }
+
+Status require_output_rank_fits(const NodeArgs& args) {
+  if (args.output_dims[0].size() > kMaxRank) {
+    return unsupported("{}: rank {} is over the Vulkan kernel's {}",
+                       args.node->label(), args.output_dims[0].size(),
+                       kMaxRank);
+  }
+  return Status::ok();
+}
+
+Status require_dtype_in(const Graph& graph, const Node& node, ValueId id,
+                        std::initializer_list<DType> allowed) {
+  DType dtype = graph.value(id).dtype;
+  for (DType d : allowed) {
+    if (d == dtype) return Status::ok();
+  }
+  return unsupported("{}: '{}' is {}; the Vulkan kernel takes f32, i32, i64{}",
+                     node.label(), graph.value(id).name, dtype_name(dtype),
+                     allowed.size() > 4   ? ", bool or f16"
+                     : allowed.size() > 3 ? " or bool"
+                                          : "");
+}
+
+Status require_words_dtype(const Graph& graph, const Node& node, ValueId id) {
+  DType dtype = graph.value(id).dtype;
+  if (element_words(dtype) == 0 || dtype_code(dtype) < 0) {
+    return unsupported("{}: '{}' is {}; the Vulkan kernel takes f32, i32, i64",
+                       node.label(), graph.value(id).name, dtype_name(dtype));
+  }
+  return Status::ok();
+}
+
+uint32_t index_words(DType dtype) { return dtype == DType::kI64 ? 2 : 1; }
 
 }  // namespace seqrt::vulkan

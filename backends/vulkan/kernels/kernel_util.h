@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "backends/vulkan/kernel.h"
@@ -29,9 +30,8 @@ std::array<uint32_t, 3> groups_for(int64_t count, const DeviceLimits& limits);
 // undoes it.
 std::array<uint32_t, 3> groups_for_rows(int64_t count,
                                         const DeviceLimits& limits);
-// An int or float attribute, or `fallback` when the node lacks it.
-int64_t int_attr(const Node& node, const char* name, int64_t fallback);
-float float_attr(const Node& node, const char* name, float fallback);
+// Attributes: ops/node_attrs.h (node_attr_int...), which falls back to the
+// op schema's default, so no kernel restates one.
 // `axis` (possibly negative) as an index into `rank` dims.
 int64_t normalized_axis(int64_t axis, size_t rank);
 // kUnsupported naming the first input or output that is not fp32.
@@ -86,5 +86,18 @@ inline Status require_all_f32(const Graph& graph, const Node& node) {
 void append_padded(std::vector<uint32_t>& words,
                    const std::vector<int64_t>& values, uint32_t pad);
 std::vector<uint8_t> words_to_bytes(const std::vector<uint32_t>& words);
+
+// kUnsupported when the output's rank is over kMaxRank (the generic
+// broadcasting shaders: where, compare, bool_op).
+Status require_output_rank_fits(const NodeArgs& args);
+// kUnsupported unless value `id` is one of `allowed` (f32, i32, i64, then
+// optionally bool and f16, as the message lists them).
+Status require_dtype_in(const Graph& graph, const Node& node, ValueId id,
+                        std::initializer_list<DType> allowed);
+// kUnsupported unless value `id` is whole 32-bit words with a dtype code
+// (f32, i32, i64).
+Status require_words_dtype(const Graph& graph, const Node& node, ValueId id);
+// 32-bit words of an index element (i64: 2, i32: 1).
+uint32_t index_words(DType dtype);
 
 }  // namespace seqrt::vulkan

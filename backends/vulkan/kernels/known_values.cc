@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -39,8 +40,10 @@ Status record_shape(const NodeArgs& args, Recorder& recorder) {
     if (v < 0) v += rank;
     return std::max<int64_t>(0, std::min(v, rank));
   };
-  int64_t start = clamp(int_attr(*args.node, "start", 0));
-  int64_t end = clamp(int_attr(*args.node, "end", rank));
+  int64_t start = clamp(node_attr_int(*args.node, "start"));
+  // "end" has no schema default: absent, the slice runs to the rank.
+  const Attribute* end_attr = args.node->attr("end");
+  int64_t end = clamp(end_attr != nullptr ? end_attr->as_int() : rank);
   std::vector<int64_t> values;
   for (int64_t d = start; d < end; ++d) values.push_back(dims[d]);
   return fill_i64s(args.outputs[0], values, recorder);

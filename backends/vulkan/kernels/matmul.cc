@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -47,13 +48,14 @@ KernelTiling plan_gemm(const Gemm& g, const DeviceLimits& limits) {
   if (limits.gemv && g.m >= 1 && g.m <= kGemvMaxRows &&
       groups <= limits.max_group_count[0]) {
     tiling.summary = fmt::format(
-        "GEMV: {} row(s), {} columns per workgroup, {} partial sums each",
-        g.m, columns, 256 / columns);
+        "GEMV: {} row(s), {} columns per workgroup, {} partial sums each", g.m,
+        columns, 256 / columns);
     tiling.shared_bytes = static_cast<uint32_t>(256 * 4 * g.m);
     tiling.constants = {kGemv, k_inner};
   } else {
-    tiling.summary = "tiled GEMM: 64x64 outputs per workgroup, K in steps "
-                     "of 16";
+    tiling.summary =
+        "tiled GEMM: 64x64 outputs per workgroup, K in steps "
+        "of 16";
     tiling.shared_bytes = 2 * 16 * 64 * 4;
     tiling.constants = {kTiledGemm, 0};
   }
@@ -147,8 +149,8 @@ Result<Gemm> onnx_gemm_problem(const NodeArgs& args) {
   const Node& node = *args.node;
   const std::vector<int64_t>& a = args.input_dims[0];
   const std::vector<int64_t>& b = args.input_dims[1];
-  bool trans_a = int_attr(node, "transA", 0) != 0;
-  bool trans_b = int_attr(node, "transB", 0) != 0;
+  bool trans_a = node_attr_int(node, "transA") != 0;
+  bool trans_b = node_attr_int(node, "transB") != 0;
   Gemm g;
   g.m = trans_a ? a[1] : a[0];
   g.k = trans_a ? a[0] : a[1];
@@ -158,8 +160,8 @@ Result<Gemm> onnx_gemm_problem(const NodeArgs& args) {
   g.a_k = trans_a ? g.m : 1;
   g.b_k = trans_b ? 1 : g.n;
   g.b_n = trans_b ? g.k : 1;
-  g.alpha = float_attr(node, "alpha", 1.0f);
-  g.beta = float_attr(node, "beta", 1.0f);
+  g.alpha = node_attr_float(node, "alpha");
+  g.beta = node_attr_float(node, "beta");
   if (args.inputs.size() > 2 && !args.inputs[2].empty()) {
     g.bias = args.inputs[2];
     std::vector<int64_t> c = broadcast_strides(args.input_dims[2], {g.m, g.n});
@@ -174,8 +176,7 @@ Result<Gemm> onnx_gemm_problem(const NodeArgs& args) {
 Result<Gemm> linear_problem(const NodeArgs& args) {
   const std::vector<int64_t>& x = args.input_dims[0];
   const std::vector<int64_t>& w = args.input_dims[1];
-  const Attribute* act = args.node->attr("activation");
-  std::string name = act == nullptr ? "none" : act->as_string();
+  const std::string& name = node_attr_string(*args.node, "activation");
   const std::vector<std::string> codes = {"none",      "relu",    "gelu",
                                           "gelu_tanh", "sigmoid", "silu"};
   auto found = std::find(codes.begin(), codes.end(), name);
@@ -209,18 +210,17 @@ Status supports_f32(const Graph& graph, const Node& node, const DeviceLimits&) {
 void register_matmul_kernels(KernelTable& table) {
   using Problem = Result<Gemm> (*)(const NodeArgs&);
   auto add = [&](const char* domain, const char* op, Problem problem) {
-    table.add(
-        {domain, op, supports_f32,
-         [problem](const NodeArgs& args,
-                   const DeviceLimits& limits) -> Result<KernelTiling> {
-           SEQRT_ASSIGN_OR_RETURN(Gemm g, problem(args));
-           return plan_gemm(g, limits);
-         },
-         [problem](const NodeArgs& args, const KernelTiling& tiling,
-                   Recorder& r) -> Status {
-           SEQRT_ASSIGN_OR_RETURN(Gemm g, problem(args));
-           return record_gemm(g, args, tiling, r);
-         }});
+    table.add({domain, op, supports_f32,
+               [problem](const NodeArgs& args,
+                         const DeviceLimits& limits) -> Result<KernelTiling> {
+                 SEQRT_ASSIGN_OR_RETURN(Gemm g, problem(args));
+                 return plan_gemm(g, limits);
+               },
+               [problem](const NodeArgs& args, const KernelTiling& tiling,
+                         Recorder& r) -> Status {
+                 SEQRT_ASSIGN_OR_RETURN(Gemm g, problem(args));
+                 return record_gemm(g, args, tiling, r);
+               }});
   };
   add(kOnnxDomain, "MatMul", matmul_problem);
   add(kSeqrtDomain, "Linear", linear_problem);

@@ -2,6 +2,7 @@
 // axis (shaders/softmax.comp), LayerNormalization with its optional Mean and
 // InvStdDev outputs and RMSNormalization (shaders/layer_norm.comp).
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -19,7 +20,7 @@ Status record_softmax(bool log, const NodeArgs& args, Recorder& recorder) {
                        args.node->label());
   }
   size_t axis = static_cast<size_t>(
-      normalized_axis(int_attr(*args.node, "axis", -1), dims.size()));
+      normalized_axis(node_attr_int(*args.node, "axis"), dims.size()));
   int64_t len = dims[axis];
   int64_t inner = product(dims, axis + 1, dims.size());
   int64_t rows = product(dims, 0, axis) * inner;
@@ -45,15 +46,15 @@ Status record_norm(bool rms, const NodeArgs& args, Recorder& recorder) {
                        node.label(), dims.size(), kMaxRank);
   }
   size_t axis = static_cast<size_t>(
-      normalized_axis(int_attr(node, "axis", -1), dims.size()));
+      normalized_axis(node_attr_int(node, "axis"), dims.size()));
   int64_t rows = product(dims, 0, axis);
   int64_t len = product(dims, axis, dims.size());
   if (rows == 0 || len == 0) return Status::ok();
   bool has_bias = !rms && args.inputs.size() > 2 && !args.inputs[2].empty();
-  std::vector<uint32_t> words = {
-      static_cast<uint32_t>(rows), static_cast<uint32_t>(len),
-      static_cast<uint32_t>(dims.size()),
-      float_word(float_attr(node, "epsilon", 1e-5f))};
+  std::vector<uint32_t> words = {static_cast<uint32_t>(rows),
+                                 static_cast<uint32_t>(len),
+                                 static_cast<uint32_t>(dims.size()),
+                                 float_word(node_attr_float(node, "epsilon"))};
   append_padded(words, dims, 1);
   append_padded(words, broadcast_strides(args.input_dims[1], dims), 0);
   append_padded(words,

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -22,7 +23,7 @@ Status record_reduce(uint32_t code, const NodeArgs& args, Recorder& recorder) {
   }
   std::vector<int64_t> axes = constant_ints(args, 1);
   std::vector<bool> reduced(dims.size(), axes.empty());
-  if (axes.empty() && int_attr(node, "noop_with_empty_axes", 0) != 0) {
+  if (axes.empty() && node_attr_int(node, "noop_with_empty_axes") != 0) {
     reduced.assign(dims.size(), false);
   }
   for (int64_t axis : axes) reduced[normalized_axis(axis, dims.size())] = true;
@@ -71,8 +72,8 @@ Status record_cumsum(const NodeArgs& args, Recorder& recorder) {
   Dispatch dispatch;
   dispatch.shader = "cumsum";
   dispatch.specialization = {kLocalSize,
-                             int_attr(node, "exclusive", 0) != 0 ? 1u : 0u,
-                             int_attr(node, "reverse", 0) != 0 ? 1u : 0u};
+                             node_attr_int(node, "exclusive") != 0 ? 1u : 0u,
+                             node_attr_int(node, "reverse") != 0 ? 1u : 0u};
   dispatch.push_constants = push_bytes({static_cast<uint32_t>(lines),
                                         static_cast<uint32_t>(dims[axis]),
                                         static_cast<uint32_t>(inner)});
@@ -91,7 +92,7 @@ Status record_arg_reduce(bool is_max, const NodeArgs& args,
     return invalid_argument("{}: needs rank >= 1", args.node->label());
   }
   size_t axis = static_cast<size_t>(
-      normalized_axis(int_attr(*args.node, "axis", 0), dims.size()));
+      normalized_axis(node_attr_int(*args.node, "axis"), dims.size()));
   int64_t inner = 1, outer = 1;
   for (size_t d = 0; d < dims.size(); ++d) {
     if (d < axis) outer *= dims[d];
@@ -102,7 +103,7 @@ Status record_arg_reduce(bool is_max, const NodeArgs& args,
   dispatch.shader = "arg_reduce";
   dispatch.specialization = {
       is_max ? 1u : 0u,
-      int_attr(*args.node, "select_last_index", 0) != 0 ? 1u : 0u};
+      node_attr_int(*args.node, "select_last_index") != 0 ? 1u : 0u};
   dispatch.push_constants = push_bytes({static_cast<uint32_t>(outputs),
                                         static_cast<uint32_t>(dims[axis]),
                                         static_cast<uint32_t>(inner)});

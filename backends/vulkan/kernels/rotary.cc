@@ -1,6 +1,7 @@
 // RotaryEmbedding (opset 23) in fp32, one invocation per element
 // (shaders/rotary.comp).
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
 namespace {
@@ -13,13 +14,13 @@ Status record_rotary(const NodeArgs& args, Recorder& recorder) {
                             node.label(), x.size());
   }
   bool three_d = x.size() == 3;
-  int64_t num_heads = int_attr(node, "num_heads", 0);
+  int64_t num_heads = node_attr_int(node, "num_heads");
   if (three_d && num_heads <= 0) {
     return invalid_argument("{}: num_heads is required when X is 3-D",
                             node.label());
   }
   int64_t head_size = three_d ? x[2] / num_heads : x[3];
-  int64_t rot = int_attr(node, "rotary_embedding_dim", 0);
+  int64_t rot = node_attr_int(node, "rotary_embedding_dim");
   if (rot == 0) rot = head_size;
   int64_t seq = three_d ? x[1] : x[2];
   int64_t count = element_count(x);
@@ -27,7 +28,7 @@ Status record_rotary(const NodeArgs& args, Recorder& recorder) {
   Dispatch dispatch;
   dispatch.shader = "rotary";
   dispatch.specialization = {kLocalSize,
-                             int_attr(node, "interleaved", 0) != 0 ? 1u : 0u,
+                             node_attr_int(node, "interleaved") != 0 ? 1u : 0u,
                              has_positions ? 1u : 0u};
   dispatch.push_constants =
       push_bytes({static_cast<uint32_t>(count),

@@ -194,4 +194,6 @@ void add_attention_cases(std::vector<OpCase>& cases) {
   add_failures(cases);
 }
 
+SEQRT_CONFORMANCE_CASES(add_attention_cases);
+
 }  // namespace seqrt

@@ -58,4 +58,6 @@ void add_causal_conv_cases(std::vector<OpCase>& cases) {
   }
 }
 
+SEQRT_CONFORMANCE_CASES(add_causal_conv_cases);
+
 }  // namespace seqrt

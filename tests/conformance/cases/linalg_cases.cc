@@ -246,4 +246,6 @@ void add_linalg_cases(std::vector<OpCase>& cases) {
   add_conv_cases(cases);
 }
 
+SEQRT_CONFORMANCE_CASES(add_linalg_cases);
+
 }  // namespace seqrt

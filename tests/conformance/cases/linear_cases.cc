@@ -120,4 +120,6 @@ void add_seqrt_linear_cases(std::vector<OpCase>& cases) {
   add_constant_weight_cases(cases);
 }
 
+SEQRT_CONFORMANCE_CASES(add_seqrt_linear_cases);
+
 }  // namespace seqrt

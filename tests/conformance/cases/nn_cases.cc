@@ -191,4 +191,6 @@ void add_nn_cases(std::vector<OpCase>& cases) {
   add_rotary_cases(cases);
 }
 
+SEQRT_CONFORMANCE_CASES(add_nn_cases);
+
 }  // namespace seqrt

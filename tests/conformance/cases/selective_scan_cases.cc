@@ -103,4 +103,6 @@ void add_selective_scan_cases(std::vector<OpCase>& cases) {
   }
 }
 
+SEQRT_CONFORMANCE_CASES(add_selective_scan_cases);
+
 }  // namespace seqrt
