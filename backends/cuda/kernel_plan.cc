@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "ops/sequence/retention.h"
+#include "ops/sequence/selective_scan.h"
+#include "ops/sequence/ssd.h"
+
 namespace seqrt::cuda {
 namespace {
 
@@ -33,6 +37,48 @@ class NodeDims {
     return invalid_argument("input {} dim {} is unknown", i, axis);
   }
 
+  // The types of the node's first `count` inputs for an op's contract
+  // check, symbolic dims replaced by their bound sizes where bound.
+  KernelInputTypes types(size_t count) const {
+    KernelInputTypes types;
+    for (size_t i = 0; i < count; ++i) {
+      if (!has(i)) {
+        types.shapes.push_back(std::nullopt);
+        types.dtypes.push_back(DType::kUndefined);
+        continue;
+      }
+      const Value& value = graph_.value(node_.inputs[i]);
+      std::optional<Shape> shape = value.shape;
+      if (shape.has_value()) {
+        for (Dim& dim : shape->dims()) {
+          if (!dim.is_symbol()) continue;
+          auto it = bindings_.find(dim.symbol_name());
+          if (it != bindings_.end()) dim = Dim(it->second);
+        }
+      }
+      types.shapes.push_back(std::move(shape));
+      types.dtypes.push_back(value.dtype);
+    }
+    return types;
+  }
+
+  // Ok when every size the plan needs is known; else names an unbound
+  // symbolic dim of the inputs.
+  Status require_known(const KernelInputTypes& types,
+                       std::initializer_list<int64_t> sizes) const {
+    for (int64_t size : sizes) {
+      if (size < 0) return unbound(types);
+    }
+    return Status::ok();
+  }
+  // Ok when every dim of the present inputs is known.
+  Status require_fixed(const KernelInputTypes& types) const {
+    for (const std::optional<Shape>& shape : types.shapes) {
+      if (shape.has_value() && !shape->is_fixed()) return unbound(types);
+    }
+    return Status::ok();
+  }
+
   int64_t int_attr(const char* name, int64_t fallback) const {
     const Attribute* attr = node_.attr(name);
     return attr != nullptr ? attr->as_int() : fallback;
@@ -46,6 +92,19 @@ class NodeDims {
   const Graph& graph_;
   const Node& node_;
   const std::map<std::string, int64_t>& bindings_;
+
+  // The first symbolic dim of the inputs left unbound.
+  static Status unbound(const KernelInputTypes& types) {
+    for (const std::optional<Shape>& shape : types.shapes) {
+      if (!shape.has_value()) continue;
+      for (const Dim& dim : shape->dims()) {
+        if (!dim.is_symbol()) continue;
+        return invalid_argument("bind the symbolic dim '{}' (--bind {}=SIZE)",
+                                dim.symbol_name(), dim.symbol_name());
+      }
+    }
+    return invalid_argument("a dim of the inputs is unknown");
+  }
 };
 
 KernelPlanEntry entry(const Node& node, std::string tiling,
@@ -83,17 +142,14 @@ Result<KernelPlanEntry> plan_node(const Graph& graph, const Node& node,
   NodeDims d(graph, node, bind);
   planned = true;
   if (node.domain == kSeqrtDomain && node.op == "SelectiveScan") {
-    // u (B, D, L), Bm (B, G, N, L)
-    SEQRT_ASSIGN_OR_RETURN(int64_t channels, d.dim(0, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t groups, d.dim(3, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t states, d.dim(3, 2));
-    if (groups < 1 || channels % groups != 0) {
-      return invalid_argument("D = {} is not a multiple of G = {}", channels,
-                              groups);
-    }
+    const KernelInputTypes types = d.types(SelectiveScanInput::kCount);
+    SEQRT_ASSIGN_OR_RETURN(SelectiveScanDims s,
+                           check_selective_scan(node, types));
+    SEQRT_RETURN_IF_ERROR(
+        d.require_known(types, {s.channels, s.groups, s.state}));
     SEQRT_ASSIGN_OR_RETURN(
         ScanTiling tiling,
-        plan_selective_scan(limits, channels / groups, states));
+        plan_selective_scan(limits, s.channels / s.groups, s.state));
     return entry(node, tiling.describe(), state_home_name(tiling.state_home),
                  tiling.shared_bytes, tiling.shared_limit);
   }
@@ -116,20 +172,20 @@ Result<KernelPlanEntry> plan_node(const Graph& graph, const Node& node,
                  tiling.shared_limit);
   }
   if (node.domain == kSeqrtDomain && node.op == "Retention") {
-    // Q (B, H, T, dk), V (B, H, T, dv)
-    SEQRT_ASSIGN_OR_RETURN(int64_t steps, d.dim(0, 2));
-    SEQRT_ASSIGN_OR_RETURN(int64_t dk, d.dim(0, 3));
-    SEQRT_ASSIGN_OR_RETURN(int64_t dv, d.dim(2, 3));
-    return matrix_state_entry(node, limits, prefer_chunkwise(steps), dk, dv, 1,
-                              d.int_attr("chunk_size", 64));
+    const KernelInputTypes types = d.types(RetentionInput::kCount);
+    SEQRT_RETURN_IF_ERROR(d.require_fixed(types));
+    SEQRT_ASSIGN_OR_RETURN(RetentionProblem p, check_retention(node, types));
+    return matrix_state_entry(node, limits, prefer_chunkwise(p.seq), p.dk, p.dv,
+                              1, p.chunk_size);
   }
   if (node.domain == kSeqrtDomain && node.op == "SSD") {
-    // x (B, L, H, P), Bm (B, L, G, N)
-    SEQRT_ASSIGN_OR_RETURN(int64_t steps, d.dim(0, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t head_dim, d.dim(0, 3));
-    SEQRT_ASSIGN_OR_RETURN(int64_t states, d.dim(3, 3));
-    return matrix_state_entry(node, limits, prefer_chunkwise(steps), states,
-                              head_dim, 1, d.int_attr("chunk_size", 256));
+    SEQRT_ASSIGN_OR_RETURN(SsdAttrs attrs, SsdAttrs::from(node));
+    const KernelInputTypes types = d.types(SsdInput::kCount);
+    SEQRT_ASSIGN_OR_RETURN(SsdDims s, check_ssd(node, types));
+    SEQRT_RETURN_IF_ERROR(
+        d.require_known(types, {s.length, s.head_dim, s.state}));
+    return matrix_state_entry(node, limits, prefer_chunkwise(s.length), s.state,
+                              s.head_dim, 1, attrs.chunk_size);
   }
   if (node.domain == kOnnxDomain && node.op == "LinearAttention") {
     // query (B, T, Hq·dk), value (B, T, Hkv·dv), decay (B, T, Hkv[·dk])
@@ -186,8 +242,10 @@ Result<std::vector<KernelPlanEntry>> plan_cuda_kernels(
     Result<KernelPlanEntry> e =
         plan_node(graph, node, limits, bindings, planned);
     if (!e.is_ok()) {
-      return Status(e.status().code(),
-                    node.label() + ": " + e.status().message());
+      // An op's contract check names the node already.
+      const std::string message = e.status().message();
+      if (message.rfind(node.label(), 0) == 0) return e.status();
+      return Status(e.status().code(), node.label() + ": " + message);
     }
     if (planned) entries.push_back(std::move(e).value());
   }

@@ -16,6 +16,7 @@
 #include "backends/cuda/kernels/selective_scan.h"
 #include "backends/cuda/node_io.h"
 #include "backends/kernel_table.h"
+#include "ops/sequence/selective_scan.h"
 #include "ops/shape/shape_util.h"
 
 namespace seqrt::cuda {
@@ -248,40 +249,39 @@ Status run_matmul(KernelContext& ctx, CudaContext& cuda) {
 // SelectiveScan with the state in registers across the whole sequence;
 // the tiling comes from the device's limits (tiling.h).
 Status run_selective_scan(KernelContext& ctx, CudaContext& cuda) {
-  const Tensor& u = *ctx.input(0);
-  const Tensor& b = *ctx.input(3);
+  using In = SelectiveScanInput;
+  using Out = SelectiveScanOutput;
+  SEQRT_ASSIGN_OR_RETURN(SelectiveScanDims dims, check_selective_scan(ctx));
   SelectiveScanArgs args;
-  args.batch = u.dim(0);
-  args.channels = u.dim(1);
-  args.length = u.dim(2);
-  args.groups = b.dim(1);
-  args.state_size = b.dim(2);
-  args.delta_softplus = ctx.attr_int("delta_softplus") != 0;
-  if (args.groups == 0 || args.channels % args.groups != 0) {
-    return ctx.error("D = {} is not a multiple of G = {}", args.channels,
-                     args.groups);
-  }
+  args.batch = dims.batch;
+  args.channels = dims.channels;
+  args.length = dims.length;
+  args.groups = dims.groups;
+  args.state_size = dims.state;
+  args.delta_softplus = SelectiveScanAttrs::from(ctx.node()).delta_softplus;
   SEQRT_ASSIGN_OR_RETURN(
       ScanTiling tiling,
       plan_selective_scan(cuda.limits(), args.channels / args.groups,
                           args.state_size));
-  std::vector<std::vector<int64_t>> outputs = {u.dims()};
-  bool want_state = ctx.num_outputs() > 1 && ctx.node().outputs[1] != kNoValue;
+  std::vector<std::vector<int64_t>> outputs = {
+      {dims.batch, dims.channels, dims.length}};
+  bool want_state = ctx.num_outputs() > Out::kPresentState &&
+                    ctx.node().outputs[Out::kPresentState] != kNoValue;
   if (want_state)
     outputs.push_back({args.batch, args.channels, args.state_size});
   NodeIo io(ctx, cuda);
   SEQRT_RETURN_IF_ERROR(io.begin(outputs));
-  args.u = io.input(0);
-  args.delta = io.input(1);
-  args.a = io.input(2);
-  args.b = io.input(3);
-  args.c = io.input(4);
-  args.d_skip = io.input(5);
-  args.z = io.input(6);
-  args.delta_bias = io.input(7);
-  args.past_state = io.input(8);
-  args.y = io.output(0);
-  args.present_state = want_state ? io.output(1) : nullptr;
+  args.u = io.input(In::kU);
+  args.delta = io.input(In::kDelta);
+  args.a = io.input(In::kA);
+  args.b = io.input(In::kBm);
+  args.c = io.input(In::kCm);
+  args.d_skip = io.input(In::kDskip);
+  args.z = io.input(In::kZ);
+  args.delta_bias = io.input(In::kDeltaBias);
+  args.past_state = io.input(In::kPastState);
+  args.y = io.output(Out::kY);
+  args.present_state = want_state ? io.output(Out::kPresentState) : nullptr;
   return io.finish(launch_selective_scan(args, tiling, cuda.stream()),
                    ctx.node().label().c_str());
 }
