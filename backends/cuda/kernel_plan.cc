@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/sequence/linear_attention.h"
 #include "ops/sequence/retention.h"
 #include "ops/sequence/selective_scan.h"
 #include "ops/sequence/ssd.h"
@@ -188,29 +189,15 @@ Result<KernelPlanEntry> plan_node(const Graph& graph, const Node& node,
                               s.head_dim, 1, attrs.chunk_size);
   }
   if (node.domain == kOnnxDomain && node.op == "LinearAttention") {
-    // query (B, T, Hq·dk), value (B, T, Hkv·dv), decay (B, T, Hkv[·dk])
-    const int64_t q_heads = d.int_attr("q_num_heads", 0);
-    const int64_t kv_heads = d.int_attr("kv_num_heads", 0);
-    if (q_heads < 1 || kv_heads < 1 || q_heads % kv_heads != 0) {
-      return invalid_argument(
-          "q_num_heads {} must be a positive multiple of kv_num_heads {}",
-          q_heads, kv_heads);
-    }
-    SEQRT_ASSIGN_OR_RETURN(int64_t steps, d.dim(0, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t q_width, d.dim(0, 2));
-    SEQRT_ASSIGN_OR_RETURN(int64_t v_width, d.dim(2, 2));
-    const std::string rule = d.string_attr("update_rule", "gated_delta");
-    const bool uses_decay = rule == "gated" || rule == "gated_delta";
-    const bool uses_beta = rule == "delta" || rule == "gated_delta";
-    bool per_key = false;
-    if (uses_decay && d.has(4)) {
-      SEQRT_ASSIGN_OR_RETURN(int64_t decay_width, d.dim(4, 2));
-      per_key = decay_width != kv_heads;
-    }
+    const KernelInputTypes types = d.types(LinearAttentionInput::kCount);
+    SEQRT_RETURN_IF_ERROR(d.require_fixed(types));
+    SEQRT_ASSIGN_OR_RETURN(LinearAttentionProblem p,
+                           check_linear_attention(node, types));
     return matrix_state_entry(
-        node, limits, linear_attention_chunkwise(uses_beta, per_key, steps),
-        q_width / q_heads, v_width / kv_heads, q_heads / kv_heads,
-        d.int_attr("chunk_size", 64));
+        node, limits,
+        linear_attention_chunkwise(rule_uses_beta(p.rule), p.decay_per_key,
+                                   p.seq),
+        p.dk, p.dv, p.group, p.chunk_size);
   }
   if (node.domain == kSeqrtDomain && node.op == "NeuralMemory") {
     // q (B, H, T, d), W1 (H, d, m)

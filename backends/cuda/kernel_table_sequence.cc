@@ -193,10 +193,10 @@ void linear_attention_layout(const LinearAttentionProblem& p, Args& a) {
 
 template <typename Args>
 void bind_linear_attention(const NodeIo& io, size_t outputs, Args& a) {
-  a.query.data = io.input(0);
-  a.key.data = io.input(1);
-  a.value.data = io.input(2);
-  a.past_state = io.input(3);
+  a.query.data = io.input(LinearAttentionInput::kQuery);
+  a.key.data = io.input(LinearAttentionInput::kKey);
+  a.value.data = io.input(LinearAttentionInput::kValue);
+  a.past_state = io.input(LinearAttentionInput::kPastState);
   bind_outputs(io, outputs, a);
 }
 
@@ -204,13 +204,10 @@ void bind_linear_attention(const NodeIo& io, size_t outputs, Args& a) {
 // chunkwise for prefill; per-key decays, the delta rules and decode steps
 // run the recurrence, which covers every rule.
 Status run_linear_attention(KernelContext& ctx, CudaContext& cuda) {
-  SEQRT_ASSIGN_OR_RETURN(
-      LinearAttentionProblem p,
-      check_linear_attention(ctx, ctx.input(0), ctx.input(1), ctx.input(2),
-                             ctx.input(3), ctx.input(4), ctx.input(5)));
+  SEQRT_ASSIGN_OR_RETURN(LinearAttentionProblem p, check_linear_attention(ctx));
   std::vector<std::vector<int64_t>> outputs = {
       {p.batch, p.seq, p.q_heads * p.dv}};
-  if (wants_output(ctx, 1)) {
+  if (wants_output(ctx, LinearAttentionOutput::kPresentState)) {
     outputs.push_back({p.batch, p.kv_heads, p.dk, p.dv});
   }
   const bool decay = rule_uses_decay(p.rule);
@@ -229,7 +226,9 @@ Status run_linear_attention(KernelContext& ctx, CudaContext& cuda) {
     if (decay) args.log_decay = decay_view;
     return stage_and_run(ctx, cuda, outputs, {}, [&](const NodeIo& io) {
       bind_linear_attention(io, outputs.size(), args);
-      if (decay) args.log_decay.data = io.input(4);
+      if (decay) {
+        args.log_decay.data = io.input(LinearAttentionInput::kDecay);
+      }
       return launch_chunkwise(args, *tiling, stream);
     });
   }
@@ -251,8 +250,8 @@ Status run_linear_attention(KernelContext& ctx, CudaContext& cuda) {
   return stage_and_run(ctx, cuda, outputs, {}, [&](const NodeIo& io) {
     bind_linear_attention(io, outputs.size(), args);
     // Gates the rule does not read stay null, as the reference ignores them.
-    if (decay) args.decay.data = io.input(4);
-    if (beta) args.beta.data = io.input(5);
+    if (decay) args.decay.data = io.input(LinearAttentionInput::kDecay);
+    if (beta) args.beta.data = io.input(LinearAttentionInput::kBeta);
     return launch_column_scan(args, *tiling, stream);
   });
 }

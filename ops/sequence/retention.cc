@@ -61,20 +61,6 @@ Status check_gammas(const Node& node, const RetentionAttrs& attrs,
   return Status::ok();
 }
 
-// The concrete dims of input i (empty when omitted), or an error when a
-// backend passes a shape that is not fixed.
-Result<std::vector<int64_t>> fixed_dims(const Node& node,
-                                        const KernelInputTypes& types, size_t i,
-                                        const char* name) {
-  const std::optional<Shape>& shape = types.shapes[i];
-  if (!shape.has_value()) return std::vector<int64_t>{};
-  if (!shape->is_fixed()) {
-    return node_error(node, "input '{}' needs known dims, got {}", name,
-                      shape->to_string());
-  }
-  return shape->fixed_dims();
-}
-
 Status infer_retention(InferContext& ctx) {
   const KernelInputTypes types = infer_input_types(ctx, In::kCount);
   SEQRT_RETURN_IF_ERROR(check_dtypes(ctx.node(), types.dtypes[In::kQ],
@@ -181,13 +167,14 @@ Result<RetentionProblem> check_retention(const Node& node,
                                      types.dtypes[In::kK], types.dtypes[In::kV],
                                      types.dtypes[In::kPastState]));
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> q,
-                         fixed_dims(node, types, In::kQ, "Q"));
+                         fixed_input_dims(node, types, In::kQ, "Q"));
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> k,
-                         fixed_dims(node, types, In::kK, "K"));
+                         fixed_input_dims(node, types, In::kK, "K"));
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> v,
-                         fixed_dims(node, types, In::kV, "V"));
-  SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> past,
-                         fixed_dims(node, types, In::kPastState, "past_state"));
+                         fixed_input_dims(node, types, In::kV, "V"));
+  SEQRT_ASSIGN_OR_RETURN(
+      std::vector<int64_t> past,
+      fixed_input_dims(node, types, In::kPastState, "past_state"));
   if (q.size() != 4) {
     return node_error(node, "input 'Q' must be (B,H,T,dk), got {}",
                       dims_to_string(q));

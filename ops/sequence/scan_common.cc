@@ -118,6 +118,18 @@ KernelInputTypes dims_input_types(const std::vector<std::vector<int64_t>>& dims,
   return types;
 }
 
+Result<std::vector<int64_t>> fixed_input_dims(const Node& node,
+                                              const KernelInputTypes& types,
+                                              size_t i, const char* name) {
+  const std::optional<Shape>& shape = types.shapes[i];
+  if (!shape.has_value()) return std::vector<int64_t>{};
+  if (!shape->is_fixed()) {
+    return node_error(node, "input '{}' needs known dims, got {}", name,
+                      shape->to_string());
+  }
+  return shape->fixed_dims();
+}
+
 Status check_required_inputs(const Node& node, const KernelInputTypes& types,
                              const char* const* names, size_t required) {
   for (size_t i = 0; i < required; ++i) {

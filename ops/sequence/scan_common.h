@@ -89,6 +89,12 @@ Status node_error(const Node& node, fmt::format_string<Args...> format,
       node.label() + ": " + fmt::format(format, std::forward<Args>(args)...));
 }
 
+// The concrete dims of input i (empty when omitted), or an error naming
+// input `name` when a shape is not fixed (checks that need sizes).
+Result<std::vector<int64_t>> fixed_input_dims(const Node& node,
+                                              const KernelInputTypes& types,
+                                              size_t i, const char* name);
+
 // The first `required` inputs are present: "input 'dt' is required". The
 // graph's check does this before inference; backends that record from
 // dims call the op's check, which calls this.
