@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ops/sequence/linear_attention.h"
+#include "ops/sequence/neural_memory.h"
 #include "ops/sequence/retention.h"
 #include "ops/sequence/selective_scan.h"
 #include "ops/sequence/ssd.h"
@@ -78,15 +79,6 @@ class NodeDims {
       if (shape.has_value() && !shape->is_fixed()) return unbound(types);
     }
     return Status::ok();
-  }
-
-  int64_t int_attr(const char* name, int64_t fallback) const {
-    const Attribute* attr = node_.attr(name);
-    return attr != nullptr ? attr->as_int() : fallback;
-  }
-  std::string string_attr(const char* name, const char* fallback) const {
-    const Attribute* attr = node_.attr(name);
-    return attr != nullptr ? attr->as_string() : fallback;
   }
 
  private:
@@ -200,14 +192,16 @@ Result<KernelPlanEntry> plan_node(const Graph& graph, const Node& node,
         p.dk, p.dv, p.group, p.chunk_size);
   }
   if (node.domain == kSeqrtDomain && node.op == "NeuralMemory") {
-    // q (B, H, T, d), W1 (H, d, m)
-    SEQRT_ASSIGN_OR_RETURN(int64_t width, d.dim(0, 3));
-    SEQRT_ASSIGN_OR_RETURN(int64_t hidden, d.dim(6, 2));
+    // Only d and m size the tiling: a symbolic T still gets a plan, so
+    // compile refuses a memory too large for shared memory.
+    SEQRT_ASSIGN_OR_RETURN(NeuralMemoryAttrs attrs,
+                           NeuralMemoryAttrs::from(node));
+    SEQRT_ASSIGN_OR_RETURN(int64_t width, d.dim(kNmQ, 3));    // q (B,H,T,d)
+    SEQRT_ASSIGN_OR_RETURN(int64_t hidden, d.dim(kNmW1, 2));  // W1 (H,d,m)
     SEQRT_ASSIGN_OR_RETURN(
         NeuralMemoryTiling tiling,
-        plan_neural_memory(limits, width, hidden,
-                           static_cast<int>(d.int_attr("depth", 2)),
-                           d.int_attr("chunk_size", 1)));
+        plan_neural_memory(limits, width, hidden, static_cast<int>(attrs.depth),
+                           attrs.chunk_size));
     // The weights live in shared memory; the tiling says where the
     // momentum is.
     return entry(node, tiling.describe(),
