@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/sequence/attention.h"
 #include "ops/sequence/linear_attention.h"
 #include "ops/sequence/neural_memory.h"
 #include "ops/sequence/retention.h"
@@ -148,15 +149,15 @@ Result<KernelPlanEntry> plan_node(const Graph& graph, const Node& node,
   }
   if (node.domain == kSeqrtDomain && node.op == "Attention") {
     // Q (B, Hq, Tq, d), K (B, Hkv, Tk, d), V (.., dv), past_key (.., Tp, d)
-    SEQRT_ASSIGN_OR_RETURN(int64_t batch, d.dim(0, 0));
-    SEQRT_ASSIGN_OR_RETURN(int64_t heads, d.dim(0, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t queries, d.dim(0, 2));
-    SEQRT_ASSIGN_OR_RETURN(int64_t head_size, d.dim(0, 3));
-    SEQRT_ASSIGN_OR_RETURN(int64_t keys, d.dim(1, 2));
-    SEQRT_ASSIGN_OR_RETURN(int64_t value_size, d.dim(2, 3));
+    SEQRT_ASSIGN_OR_RETURN(int64_t batch, d.dim(kAttnQ, 0));
+    SEQRT_ASSIGN_OR_RETURN(int64_t heads, d.dim(kAttnQ, 1));
+    SEQRT_ASSIGN_OR_RETURN(int64_t queries, d.dim(kAttnQ, 2));
+    SEQRT_ASSIGN_OR_RETURN(int64_t head_size, d.dim(kAttnQ, 3));
+    SEQRT_ASSIGN_OR_RETURN(int64_t keys, d.dim(kAttnK, 2));
+    SEQRT_ASSIGN_OR_RETURN(int64_t value_size, d.dim(kAttnV, 3));
     int64_t past = 0;
-    if (d.has(4)) {
-      SEQRT_ASSIGN_OR_RETURN(past, d.dim(4, 2));
+    if (d.has(kAttnPastKey)) {
+      SEQRT_ASSIGN_OR_RETURN(past, d.dim(kAttnPastKey, 2));
     }
     SEQRT_ASSIGN_OR_RETURN(AttentionTiling tiling,
                            plan_attention(limits, head_size, value_size,

@@ -16,6 +16,7 @@
 #include "backends/cuda/kernels/selective_scan.h"
 #include "backends/cuda/node_io.h"
 #include "backends/kernel_table.h"
+#include "ops/sequence/attention.h"
 #include "ops/sequence/selective_scan.h"
 #include "ops/shape/shape_util.h"
 
@@ -293,13 +294,13 @@ Status attention_supported(const Graph& graph, const Node& node) {
   auto present = [&](size_t i) {
     return i < node.inputs.size() && node.inputs[i] != kNoValue;
   };
-  if (present(3) || present(6)) {
+  if (present(kAttnMask) || present(kAttnNonpadKvSeqlen)) {
     return unsupported(
         "{}: the cuda backend takes no attn_mask or "
         "nonpad_kv_seqlen yet",
         node.label());
   }
-  if (present(4) != present(5)) {
+  if (present(kAttnPastKey) != present(kAttnPastValue)) {
     return unsupported(
         "{}: the cuda backend needs past_key and past_value "
         "together",
@@ -332,31 +333,23 @@ Status concat_cache(const float* past, const float* fresh, float* present,
 }
 
 Status run_attention(KernelContext& ctx, CudaContext& cuda) {
-  const Tensor& q = *ctx.input(0);
-  const Tensor& k = *ctx.input(1);
-  const Tensor& v = *ctx.input(2);
+  SEQRT_ASSIGN_OR_RETURN(AttentionSpec s, attention_spec(ctx));
   AttentionArgs args;
-  args.batch = q.dim(0);
-  args.q_heads = q.dim(1);
-  args.q_length = q.dim(2);
-  args.head_size = q.dim(3);
-  args.kv_heads = k.dim(1);
-  args.new_length = k.dim(2);
-  args.value_head_size = v.dim(3);
-  args.past_length = ctx.has_input(4) ? ctx.input(4)->dim(2) : 0;
-  args.scale = ctx.has_attr("scale")
-                   ? ctx.attr_float("scale")
-                   : 1.0f / std::sqrt(static_cast<float>(args.head_size));
-  args.softcap = ctx.attr_float("softcap");
-  args.sigmoid = ctx.attr_string("score") == "sigmoid";
-  args.sigmoid_bias = ctx.attr_float("sigmoid_bias");
-  args.causal = ctx.attr_int("is_causal") != 0;
-  args.window_left = ctx.attr_int("window_left");
-  args.window_right = ctx.attr_int("window_right");
-  if (args.kv_heads == 0 || args.q_heads % args.kv_heads != 0) {
-    return ctx.error("Hq = {} is not a multiple of Hkv = {}", args.q_heads,
-                     args.kv_heads);
-  }
+  args.batch = s.batch;
+  args.q_heads = s.q_heads;
+  args.q_length = s.q_len;
+  args.head_size = s.head_dim;
+  args.kv_heads = s.kv_heads;
+  args.new_length = s.new_len;
+  args.value_head_size = s.value_dim;
+  args.past_length = s.past_len;
+  args.scale = s.scale;
+  args.softcap = s.softcap;
+  args.sigmoid = s.sigmoid;
+  args.sigmoid_bias = s.sigmoid_bias;
+  args.causal = s.causal;
+  args.window_left = s.window_left;
+  args.window_right = s.window_right;
   int64_t total = args.past_length + args.new_length;
   SEQRT_ASSIGN_OR_RETURN(
       AttentionTiling tiling,
@@ -371,12 +364,12 @@ Status run_attention(KernelContext& ctx, CudaContext& cuda) {
   }
   NodeIo io(ctx, cuda);
   SEQRT_RETURN_IF_ERROR(io.begin(outputs));
-  args.q = io.input(0);
-  args.k = io.input(1);
-  args.v = io.input(2);
-  args.past_key = io.input(4);
-  args.past_value = io.input(5);
-  args.y = io.output(0);
+  args.q = io.input(kAttnQ);
+  args.k = io.input(kAttnK);
+  args.v = io.input(kAttnV);
+  args.past_key = io.input(kAttnPastKey);
+  args.past_value = io.input(kAttnPastValue);
+  args.y = io.output(kAttnY);
   cudaError_t launch = launch_attention(args, tiling, cuda.stream());
   for (size_t i = 1; i < outputs.size(); ++i) {
     int64_t size = i == 1 ? args.head_size : args.value_head_size;
