@@ -77,7 +77,11 @@ Status stage_and_run(KernelContext& ctx, CudaContext& cuda,
   return io.finish(launch(io), what.c_str());
 }
 
-// Y is output 0, the state (when wanted) output 1.
+// Y is output 0, the state (when wanted) output 1, for every op bound here.
+static_assert(RetentionOutput::kY == 0 && RetentionOutput::kPresentState == 1);
+static_assert(LinearAttentionOutput::kOutput == 0 &&
+              LinearAttentionOutput::kPresentState == 1);
+static_assert(SsdOutput::kY == 0 && SsdOutput::kPresentState == 1);
 template <typename Args>
 void bind_outputs(const NodeIo& io, size_t outputs, Args& args) {
   args.out = io.output(0);
@@ -365,7 +369,7 @@ Status run_neural_memory(KernelContext& ctx, CudaContext& cuda) {
       plan_neural_memory(cuda.limits(), n.d, n.m, n.depth, n.chunk);
   if (!tiling.is_ok()) return plan_error(ctx, tiling.status());
   std::vector<std::vector<int64_t>> outputs = {{n.batch, n.heads, n.seq, n.d}};
-  if (wants_output(ctx, 1)) {
+  if (wants_output(ctx, kNmPresentState)) {
     outputs.push_back({n.batch, n.heads, 3 * n.params()});
   }
   NeuralMemoryArgs args;
@@ -390,8 +394,9 @@ Status run_neural_memory(KernelContext& ctx, CudaContext& cuda) {
     args.w2 = io.input(kNmW2);
     args.past_state = io.input(kNmPastState);
     args.position = static_cast<const int64_t*>(io.raw_input(kNmPosition));
-    args.out = io.output(0);
-    args.present_state = outputs.size() > 1 ? io.output(1) : nullptr;
+    args.out = io.output(kNmY);
+    args.present_state =
+        outputs.size() > kNmPresentState ? io.output(kNmPresentState) : nullptr;
     return launch_neural_memory(args, *tiling, stream);
   });
 }
