@@ -2,6 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "ops/sequence/attention.h"
+#include "ops/sequence/linear_attention.h"
+#include "ops/sequence/neural_memory.h"
+#include "ops/sequence/retention.h"
+#include "ops/sequence/selective_scan.h"
+#include "ops/sequence/ssd.h"
+
 namespace seqrt::cuda {
 namespace {
 
@@ -33,19 +40,65 @@ class NodeDims {
     return invalid_argument("input {} dim {} is unknown", i, axis);
   }
 
-  int64_t int_attr(const char* name, int64_t fallback) const {
-    const Attribute* attr = node_.attr(name);
-    return attr != nullptr ? attr->as_int() : fallback;
+  // The types of the node's first `count` inputs for an op's contract
+  // check, symbolic dims replaced by their bound sizes where bound.
+  KernelInputTypes types(size_t count) const {
+    KernelInputTypes types;
+    for (size_t i = 0; i < count; ++i) {
+      if (!has(i)) {
+        types.shapes.push_back(std::nullopt);
+        types.dtypes.push_back(DType::kUndefined);
+        continue;
+      }
+      const Value& value = graph_.value(node_.inputs[i]);
+      std::optional<Shape> shape = value.shape;
+      if (shape.has_value()) {
+        for (Dim& dim : shape->dims()) {
+          if (!dim.is_symbol()) continue;
+          auto it = bindings_.find(dim.symbol_name());
+          if (it != bindings_.end()) dim = Dim(it->second);
+        }
+      }
+      types.shapes.push_back(std::move(shape));
+      types.dtypes.push_back(value.dtype);
+    }
+    return types;
   }
-  std::string string_attr(const char* name, const char* fallback) const {
-    const Attribute* attr = node_.attr(name);
-    return attr != nullptr ? attr->as_string() : fallback;
+
+  // Ok when every size the plan needs is known; else names an unbound
+  // symbolic dim of the inputs.
+  Status require_known(const KernelInputTypes& types,
+                       std::initializer_list<int64_t> sizes) const {
+    for (int64_t size : sizes) {
+      if (size < 0) return unbound(types);
+    }
+    return Status::ok();
+  }
+  // Ok when every dim of the present inputs is known.
+  Status require_fixed(const KernelInputTypes& types) const {
+    for (const std::optional<Shape>& shape : types.shapes) {
+      if (shape.has_value() && !shape->is_fixed()) return unbound(types);
+    }
+    return Status::ok();
   }
 
  private:
   const Graph& graph_;
   const Node& node_;
   const std::map<std::string, int64_t>& bindings_;
+
+  // The first symbolic dim of the inputs left unbound.
+  static Status unbound(const KernelInputTypes& types) {
+    for (const std::optional<Shape>& shape : types.shapes) {
+      if (!shape.has_value()) continue;
+      for (const Dim& dim : shape->dims()) {
+        if (!dim.is_symbol()) continue;
+        return invalid_argument("bind the symbolic dim '{}' (--bind {}=SIZE)",
+                                dim.symbol_name(), dim.symbol_name());
+      }
+    }
+    return invalid_argument("a dim of the inputs is unknown");
+  }
 };
 
 KernelPlanEntry entry(const Node& node, std::string tiling,
@@ -83,31 +136,28 @@ Result<KernelPlanEntry> plan_node(const Graph& graph, const Node& node,
   NodeDims d(graph, node, bind);
   planned = true;
   if (node.domain == kSeqrtDomain && node.op == "SelectiveScan") {
-    // u (B, D, L), Bm (B, G, N, L)
-    SEQRT_ASSIGN_OR_RETURN(int64_t channels, d.dim(0, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t groups, d.dim(3, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t states, d.dim(3, 2));
-    if (groups < 1 || channels % groups != 0) {
-      return invalid_argument("D = {} is not a multiple of G = {}", channels,
-                              groups);
-    }
+    const KernelInputTypes types = d.types(SelectiveScanInput::kCount);
+    SEQRT_ASSIGN_OR_RETURN(SelectiveScanDims s,
+                           check_selective_scan(node, types));
+    SEQRT_RETURN_IF_ERROR(
+        d.require_known(types, {s.channels, s.groups, s.state}));
     SEQRT_ASSIGN_OR_RETURN(
         ScanTiling tiling,
-        plan_selective_scan(limits, channels / groups, states));
+        plan_selective_scan(limits, s.channels / s.groups, s.state));
     return entry(node, tiling.describe(), state_home_name(tiling.state_home),
                  tiling.shared_bytes, tiling.shared_limit);
   }
   if (node.domain == kSeqrtDomain && node.op == "Attention") {
     // Q (B, Hq, Tq, d), K (B, Hkv, Tk, d), V (.., dv), past_key (.., Tp, d)
-    SEQRT_ASSIGN_OR_RETURN(int64_t batch, d.dim(0, 0));
-    SEQRT_ASSIGN_OR_RETURN(int64_t heads, d.dim(0, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t queries, d.dim(0, 2));
-    SEQRT_ASSIGN_OR_RETURN(int64_t head_size, d.dim(0, 3));
-    SEQRT_ASSIGN_OR_RETURN(int64_t keys, d.dim(1, 2));
-    SEQRT_ASSIGN_OR_RETURN(int64_t value_size, d.dim(2, 3));
+    SEQRT_ASSIGN_OR_RETURN(int64_t batch, d.dim(kAttnQ, 0));
+    SEQRT_ASSIGN_OR_RETURN(int64_t heads, d.dim(kAttnQ, 1));
+    SEQRT_ASSIGN_OR_RETURN(int64_t queries, d.dim(kAttnQ, 2));
+    SEQRT_ASSIGN_OR_RETURN(int64_t head_size, d.dim(kAttnQ, 3));
+    SEQRT_ASSIGN_OR_RETURN(int64_t keys, d.dim(kAttnK, 2));
+    SEQRT_ASSIGN_OR_RETURN(int64_t value_size, d.dim(kAttnV, 3));
     int64_t past = 0;
-    if (d.has(4)) {
-      SEQRT_ASSIGN_OR_RETURN(past, d.dim(4, 2));
+    if (d.has(kAttnPastKey)) {
+      SEQRT_ASSIGN_OR_RETURN(past, d.dim(kAttnPastKey, 2));
     }
     SEQRT_ASSIGN_OR_RETURN(AttentionTiling tiling,
                            plan_attention(limits, head_size, value_size,
@@ -116,55 +166,43 @@ Result<KernelPlanEntry> plan_node(const Graph& graph, const Node& node,
                  tiling.shared_limit);
   }
   if (node.domain == kSeqrtDomain && node.op == "Retention") {
-    // Q (B, H, T, dk), V (B, H, T, dv)
-    SEQRT_ASSIGN_OR_RETURN(int64_t steps, d.dim(0, 2));
-    SEQRT_ASSIGN_OR_RETURN(int64_t dk, d.dim(0, 3));
-    SEQRT_ASSIGN_OR_RETURN(int64_t dv, d.dim(2, 3));
-    return matrix_state_entry(node, limits, prefer_chunkwise(steps), dk, dv, 1,
-                              d.int_attr("chunk_size", 64));
+    const KernelInputTypes types = d.types(RetentionInput::kCount);
+    SEQRT_RETURN_IF_ERROR(d.require_fixed(types));
+    SEQRT_ASSIGN_OR_RETURN(RetentionProblem p, check_retention(node, types));
+    return matrix_state_entry(node, limits, prefer_chunkwise(p.seq), p.dk, p.dv,
+                              1, p.chunk_size);
   }
   if (node.domain == kSeqrtDomain && node.op == "SSD") {
-    // x (B, L, H, P), Bm (B, L, G, N)
-    SEQRT_ASSIGN_OR_RETURN(int64_t steps, d.dim(0, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t head_dim, d.dim(0, 3));
-    SEQRT_ASSIGN_OR_RETURN(int64_t states, d.dim(3, 3));
-    return matrix_state_entry(node, limits, prefer_chunkwise(steps), states,
-                              head_dim, 1, d.int_attr("chunk_size", 256));
+    SEQRT_ASSIGN_OR_RETURN(SsdAttrs attrs, SsdAttrs::from(node));
+    const KernelInputTypes types = d.types(SsdInput::kCount);
+    SEQRT_ASSIGN_OR_RETURN(SsdDims s, check_ssd(node, types));
+    SEQRT_RETURN_IF_ERROR(
+        d.require_known(types, {s.length, s.head_dim, s.state}));
+    return matrix_state_entry(node, limits, prefer_chunkwise(s.length), s.state,
+                              s.head_dim, 1, attrs.chunk_size);
   }
   if (node.domain == kOnnxDomain && node.op == "LinearAttention") {
-    // query (B, T, Hq·dk), value (B, T, Hkv·dv), decay (B, T, Hkv[·dk])
-    const int64_t q_heads = d.int_attr("q_num_heads", 0);
-    const int64_t kv_heads = d.int_attr("kv_num_heads", 0);
-    if (q_heads < 1 || kv_heads < 1 || q_heads % kv_heads != 0) {
-      return invalid_argument(
-          "q_num_heads {} must be a positive multiple of kv_num_heads {}",
-          q_heads, kv_heads);
-    }
-    SEQRT_ASSIGN_OR_RETURN(int64_t steps, d.dim(0, 1));
-    SEQRT_ASSIGN_OR_RETURN(int64_t q_width, d.dim(0, 2));
-    SEQRT_ASSIGN_OR_RETURN(int64_t v_width, d.dim(2, 2));
-    const std::string rule = d.string_attr("update_rule", "gated_delta");
-    const bool uses_decay = rule == "gated" || rule == "gated_delta";
-    const bool uses_beta = rule == "delta" || rule == "gated_delta";
-    bool per_key = false;
-    if (uses_decay && d.has(4)) {
-      SEQRT_ASSIGN_OR_RETURN(int64_t decay_width, d.dim(4, 2));
-      per_key = decay_width != kv_heads;
-    }
+    const KernelInputTypes types = d.types(LinearAttentionInput::kCount);
+    SEQRT_RETURN_IF_ERROR(d.require_fixed(types));
+    SEQRT_ASSIGN_OR_RETURN(LinearAttentionProblem p,
+                           check_linear_attention(node, types));
     return matrix_state_entry(
-        node, limits, linear_attention_chunkwise(uses_beta, per_key, steps),
-        q_width / q_heads, v_width / kv_heads, q_heads / kv_heads,
-        d.int_attr("chunk_size", 64));
+        node, limits,
+        linear_attention_chunkwise(rule_uses_beta(p.rule), p.decay_per_key,
+                                   p.seq),
+        p.dk, p.dv, p.group, p.chunk_size);
   }
   if (node.domain == kSeqrtDomain && node.op == "NeuralMemory") {
-    // q (B, H, T, d), W1 (H, d, m)
-    SEQRT_ASSIGN_OR_RETURN(int64_t width, d.dim(0, 3));
-    SEQRT_ASSIGN_OR_RETURN(int64_t hidden, d.dim(6, 2));
+    // Only d and m size the tiling: a symbolic T still gets a plan, so
+    // compile refuses a memory too large for shared memory.
+    SEQRT_ASSIGN_OR_RETURN(NeuralMemoryAttrs attrs,
+                           NeuralMemoryAttrs::from(node));
+    SEQRT_ASSIGN_OR_RETURN(int64_t width, d.dim(kNmQ, 3));    // q (B,H,T,d)
+    SEQRT_ASSIGN_OR_RETURN(int64_t hidden, d.dim(kNmW1, 2));  // W1 (H,d,m)
     SEQRT_ASSIGN_OR_RETURN(
         NeuralMemoryTiling tiling,
-        plan_neural_memory(limits, width, hidden,
-                           static_cast<int>(d.int_attr("depth", 2)),
-                           d.int_attr("chunk_size", 1)));
+        plan_neural_memory(limits, width, hidden, static_cast<int>(attrs.depth),
+                           attrs.chunk_size));
     // The weights live in shared memory; the tiling says where the
     // momentum is.
     return entry(node, tiling.describe(),
@@ -186,8 +224,10 @@ Result<std::vector<KernelPlanEntry>> plan_cuda_kernels(
     Result<KernelPlanEntry> e =
         plan_node(graph, node, limits, bindings, planned);
     if (!e.is_ok()) {
-      return Status(e.status().code(),
-                    node.label() + ": " + e.status().message());
+      // An op's contract check names the node already.
+      const std::string message = e.status().message();
+      if (message.rfind(node.label(), 0) == 0) return e.status();
+      return Status(e.status().code(), node.label() + ": " + message);
     }
     if (planned) entries.push_back(std::move(e).value());
   }

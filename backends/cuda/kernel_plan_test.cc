@@ -118,6 +118,52 @@ TEST(CudaKernelPlan, UnboundDimIsNamed) {
       << plan.status().message();
 }
 
+// A SelectiveScan over (1, D, T): the plan needs D, G and N, not T.
+Graph selective_scan_graph(Dim channels) {
+  GraphBuilder b("scan");
+  auto input = [&](const char* name, Shape shape) {
+    return b.input(name, DType::kF32, std::move(shape));
+  };
+  ValueId u = input("u", Shape{Dim(1), channels, kT});
+  ValueId a = input("A", Shape{channels, Dim(16)});
+  ValueId bc = input("Bm", Shape{Dim(1), Dim(2), Dim(16), kT});
+  NodeOptions options;
+  options.domain = kSeqrtDomain;
+  options.name = "scan";
+  b.output(b.add_node("SelectiveScan", {u, u, a, bc, bc}, {}, 1, options)[0],
+           "y");
+  Result<Graph> graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  return std::move(graph).value();
+}
+
+TEST(CudaKernelPlan, SelectiveScanNeedsNoSequenceLength) {
+  auto plan = plan_cuda_kernels(selective_scan_graph(Dim(64)),
+                                DeviceLimits::sm90(), {});
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->size(), 1u);
+  EXPECT_EQ((*plan)[0].node, "scan");
+  EXPECT_TRUE(starts_with((*plan)[0].tiling, "SelectiveScan"))
+      << (*plan)[0].tiling;
+}
+
+TEST(CudaKernelPlan, SelectiveScanNamesTheNodeOnce) {
+  auto plan = plan_cuda_kernels(selective_scan_graph(Dim::symbol("D")),
+                                DeviceLimits::sm90(), {});
+  ASSERT_FALSE(plan.is_ok());
+  const std::string message = plan.status().message();
+  EXPECT_EQ(message.find("[SelectiveScan] node 'scan': bind the symbolic "
+                         "dim 'D'"),
+            0u)
+      << message;
+  // The op's own check, on the bound sizes.
+  auto odd = plan_cuda_kernels(selective_scan_graph(Dim::symbol("D")),
+                               DeviceLimits::sm90(), {{"D", 7}});
+  ASSERT_FALSE(odd.is_ok());
+  EXPECT_EQ(odd.status().message(),
+            "[SelectiveScan] node 'scan': D = 7 must be a multiple of G = 2");
+}
+
 TEST(CudaKernelPlan, LinearAttentionFormChoice) {
   EXPECT_TRUE(linear_attention_chunkwise(false, false, 64));
   EXPECT_FALSE(linear_attention_chunkwise(true, false, 64));

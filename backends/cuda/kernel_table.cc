@@ -16,6 +16,8 @@
 #include "backends/cuda/kernels/selective_scan.h"
 #include "backends/cuda/node_io.h"
 #include "backends/kernel_table.h"
+#include "ops/sequence/attention.h"
+#include "ops/sequence/selective_scan.h"
 #include "ops/shape/shape_util.h"
 
 namespace seqrt::cuda {
@@ -248,40 +250,39 @@ Status run_matmul(KernelContext& ctx, CudaContext& cuda) {
 // SelectiveScan with the state in registers across the whole sequence;
 // the tiling comes from the device's limits (tiling.h).
 Status run_selective_scan(KernelContext& ctx, CudaContext& cuda) {
-  const Tensor& u = *ctx.input(0);
-  const Tensor& b = *ctx.input(3);
+  using In = SelectiveScanInput;
+  using Out = SelectiveScanOutput;
+  SEQRT_ASSIGN_OR_RETURN(SelectiveScanDims dims, check_selective_scan(ctx));
   SelectiveScanArgs args;
-  args.batch = u.dim(0);
-  args.channels = u.dim(1);
-  args.length = u.dim(2);
-  args.groups = b.dim(1);
-  args.state_size = b.dim(2);
-  args.delta_softplus = ctx.attr_int("delta_softplus") != 0;
-  if (args.groups == 0 || args.channels % args.groups != 0) {
-    return ctx.error("D = {} is not a multiple of G = {}", args.channels,
-                     args.groups);
-  }
+  args.batch = dims.batch;
+  args.channels = dims.channels;
+  args.length = dims.length;
+  args.groups = dims.groups;
+  args.state_size = dims.state;
+  args.delta_softplus = SelectiveScanAttrs::from(ctx.node()).delta_softplus;
   SEQRT_ASSIGN_OR_RETURN(
       ScanTiling tiling,
       plan_selective_scan(cuda.limits(), args.channels / args.groups,
                           args.state_size));
-  std::vector<std::vector<int64_t>> outputs = {u.dims()};
-  bool want_state = ctx.num_outputs() > 1 && ctx.node().outputs[1] != kNoValue;
+  std::vector<std::vector<int64_t>> outputs = {
+      {dims.batch, dims.channels, dims.length}};
+  bool want_state = ctx.num_outputs() > Out::kPresentState &&
+                    ctx.node().outputs[Out::kPresentState] != kNoValue;
   if (want_state)
     outputs.push_back({args.batch, args.channels, args.state_size});
   NodeIo io(ctx, cuda);
   SEQRT_RETURN_IF_ERROR(io.begin(outputs));
-  args.u = io.input(0);
-  args.delta = io.input(1);
-  args.a = io.input(2);
-  args.b = io.input(3);
-  args.c = io.input(4);
-  args.d_skip = io.input(5);
-  args.z = io.input(6);
-  args.delta_bias = io.input(7);
-  args.past_state = io.input(8);
-  args.y = io.output(0);
-  args.present_state = want_state ? io.output(1) : nullptr;
+  args.u = io.input(In::kU);
+  args.delta = io.input(In::kDelta);
+  args.a = io.input(In::kA);
+  args.b = io.input(In::kBm);
+  args.c = io.input(In::kCm);
+  args.d_skip = io.input(In::kDskip);
+  args.z = io.input(In::kZ);
+  args.delta_bias = io.input(In::kDeltaBias);
+  args.past_state = io.input(In::kPastState);
+  args.y = io.output(Out::kY);
+  args.present_state = want_state ? io.output(Out::kPresentState) : nullptr;
   return io.finish(launch_selective_scan(args, tiling, cuda.stream()),
                    ctx.node().label().c_str());
 }
@@ -293,13 +294,13 @@ Status attention_supported(const Graph& graph, const Node& node) {
   auto present = [&](size_t i) {
     return i < node.inputs.size() && node.inputs[i] != kNoValue;
   };
-  if (present(3) || present(6)) {
+  if (present(kAttnMask) || present(kAttnNonpadKvSeqlen)) {
     return unsupported(
         "{}: the cuda backend takes no attn_mask or "
         "nonpad_kv_seqlen yet",
         node.label());
   }
-  if (present(4) != present(5)) {
+  if (present(kAttnPastKey) != present(kAttnPastValue)) {
     return unsupported(
         "{}: the cuda backend needs past_key and past_value "
         "together",
@@ -332,31 +333,23 @@ Status concat_cache(const float* past, const float* fresh, float* present,
 }
 
 Status run_attention(KernelContext& ctx, CudaContext& cuda) {
-  const Tensor& q = *ctx.input(0);
-  const Tensor& k = *ctx.input(1);
-  const Tensor& v = *ctx.input(2);
+  SEQRT_ASSIGN_OR_RETURN(AttentionSpec s, attention_spec(ctx));
   AttentionArgs args;
-  args.batch = q.dim(0);
-  args.q_heads = q.dim(1);
-  args.q_length = q.dim(2);
-  args.head_size = q.dim(3);
-  args.kv_heads = k.dim(1);
-  args.new_length = k.dim(2);
-  args.value_head_size = v.dim(3);
-  args.past_length = ctx.has_input(4) ? ctx.input(4)->dim(2) : 0;
-  args.scale = ctx.has_attr("scale")
-                   ? ctx.attr_float("scale")
-                   : 1.0f / std::sqrt(static_cast<float>(args.head_size));
-  args.softcap = ctx.attr_float("softcap");
-  args.sigmoid = ctx.attr_string("score") == "sigmoid";
-  args.sigmoid_bias = ctx.attr_float("sigmoid_bias");
-  args.causal = ctx.attr_int("is_causal") != 0;
-  args.window_left = ctx.attr_int("window_left");
-  args.window_right = ctx.attr_int("window_right");
-  if (args.kv_heads == 0 || args.q_heads % args.kv_heads != 0) {
-    return ctx.error("Hq = {} is not a multiple of Hkv = {}", args.q_heads,
-                     args.kv_heads);
-  }
+  args.batch = s.batch;
+  args.q_heads = s.q_heads;
+  args.q_length = s.q_len;
+  args.head_size = s.head_dim;
+  args.kv_heads = s.kv_heads;
+  args.new_length = s.new_len;
+  args.value_head_size = s.value_dim;
+  args.past_length = s.past_len;
+  args.scale = s.scale;
+  args.softcap = s.softcap;
+  args.sigmoid = s.sigmoid;
+  args.sigmoid_bias = s.sigmoid_bias;
+  args.causal = s.causal;
+  args.window_left = s.window_left;
+  args.window_right = s.window_right;
   int64_t total = args.past_length + args.new_length;
   SEQRT_ASSIGN_OR_RETURN(
       AttentionTiling tiling,
@@ -371,12 +364,12 @@ Status run_attention(KernelContext& ctx, CudaContext& cuda) {
   }
   NodeIo io(ctx, cuda);
   SEQRT_RETURN_IF_ERROR(io.begin(outputs));
-  args.q = io.input(0);
-  args.k = io.input(1);
-  args.v = io.input(2);
-  args.past_key = io.input(4);
-  args.past_value = io.input(5);
-  args.y = io.output(0);
+  args.q = io.input(kAttnQ);
+  args.k = io.input(kAttnK);
+  args.v = io.input(kAttnV);
+  args.past_key = io.input(kAttnPastKey);
+  args.past_value = io.input(kAttnPastValue);
+  args.y = io.output(kAttnY);
   cudaError_t launch = launch_attention(args, tiling, cuda.stream());
   for (size_t i = 1; i < outputs.size(); ++i) {
     int64_t size = i == 1 ? args.head_size : args.value_head_size;

@@ -20,35 +20,39 @@
 #include "backends/cuda/kernels/column_scan.h"
 #include "backends/cuda/kernels/neural_memory.h"
 #include "backends/cuda/node_io.h"
+#include "ops/sequence/causal_conv_with_state.h"
 #include "ops/sequence/linear_attention.h"
 #include "ops/sequence/neural_memory.h"
 #include "ops/sequence/retention.h"
-#include "ops/sequence/scan_common.h"
+#include "ops/sequence/ssd.h"
 
 namespace seqrt::cuda {
 namespace {
 
 Status run_causal_conv(KernelContext& ctx, CudaContext& cuda) {
   SEQRT_ASSIGN_OR_RETURN(CausalConvDims dims, check_causal_conv(ctx));
+  SEQRT_ASSIGN_OR_RETURN(CausalConvAttrs attrs,
+                         CausalConvAttrs::from(ctx.node()));
   std::vector<std::vector<int64_t>> outputs = {
       {dims.batch, dims.channels, dims.length}};
-  const bool want_state = wants_output(ctx, 1);
+  const bool want_state = wants_output(ctx, CausalConvOutput::kPresentState);
   if (want_state)
     outputs.push_back({dims.batch, dims.channels, dims.kernel - 1});
   NodeIo io(ctx, cuda);
   SEQRT_RETURN_IF_ERROR(io.begin(outputs));
   CausalConvArgs args;
-  args.input = io.input(0);
-  args.weight = io.input(1);
-  args.bias = io.input(2);
-  args.past_state = io.input(3);
-  args.output = io.output(0);
-  args.present_state = want_state ? io.output(1) : nullptr;
+  args.input = io.input(CausalConvInput::kInput);
+  args.weight = io.input(CausalConvInput::kWeight);
+  args.bias = io.input(CausalConvInput::kBias);
+  args.past_state = io.input(CausalConvInput::kPastState);
+  args.output = io.output(CausalConvOutput::kOutput);
+  args.present_state =
+      want_state ? io.output(CausalConvOutput::kPresentState) : nullptr;
   args.batch = dims.batch;
   args.channels = dims.channels;
   args.length = dims.length;
   args.kernel = dims.kernel;
-  args.silu = ctx.attr_string("activation") != "none";
+  args.silu = attrs.silu;
   const std::string what = ctx.node().label();
   return io.finish(launch_causal_conv(args, cuda.stream()), what.c_str());
 }
@@ -73,7 +77,11 @@ Status stage_and_run(KernelContext& ctx, CudaContext& cuda,
   return io.finish(launch(io), what.c_str());
 }
 
-// Y is output 0, the state (when wanted) output 1.
+// Y is output 0, the state (when wanted) output 1, for every op bound here.
+static_assert(RetentionOutput::kY == 0 && RetentionOutput::kPresentState == 1);
+static_assert(LinearAttentionOutput::kOutput == 0 &&
+              LinearAttentionOutput::kPresentState == 1);
+static_assert(SsdOutput::kY == 0 && SsdOutput::kPresentState == 1);
 template <typename Args>
 void bind_outputs(const NodeIo& io, size_t outputs, Args& args) {
   args.out = io.output(0);
@@ -117,21 +125,21 @@ void retention_layout(const RetentionProblem& p, Args& a) {
 
 template <typename Args>
 void bind_retention(const NodeIo& io, size_t outputs, Args& a) {
-  a.query.data = io.input(0);
-  a.key.data = io.input(1);
-  a.value.data = io.input(2);
-  a.past_state = io.input(3);
+  a.query.data = io.input(RetentionInput::kQ);
+  a.key.data = io.input(RetentionInput::kK);
+  a.value.data = io.input(RetentionInput::kV);
+  a.past_state = io.input(RetentionInput::kPastState);
   bind_outputs(io, outputs, a);
 }
 
 // Chunkwise for prefill, the recurrence for decode steps (tiling.h). γ_h
 // (or log γ_h) per head travels in the scratch block.
 Status run_retention(KernelContext& ctx, CudaContext& cuda) {
-  SEQRT_ASSIGN_OR_RETURN(RetentionProblem p,
-                         check_retention(ctx, *ctx.input(0), *ctx.input(1),
-                                         *ctx.input(2), ctx.input(3)));
+  SEQRT_ASSIGN_OR_RETURN(RetentionProblem p, check_retention(ctx));
   std::vector<std::vector<int64_t>> outputs = {{p.batch, p.heads, p.seq, p.dv}};
-  if (wants_output(ctx, 1)) outputs.push_back({p.batch, p.heads, p.dk, p.dv});
+  if (wants_output(ctx, RetentionOutput::kPresentState)) {
+    outputs.push_back({p.batch, p.heads, p.dk, p.dv});
+  }
   cudaStream_t stream = cuda.stream();
   if (prefer_chunkwise(p.seq)) {
     Result<ChunkedStateTiling> tiling =
@@ -189,10 +197,10 @@ void linear_attention_layout(const LinearAttentionProblem& p, Args& a) {
 
 template <typename Args>
 void bind_linear_attention(const NodeIo& io, size_t outputs, Args& a) {
-  a.query.data = io.input(0);
-  a.key.data = io.input(1);
-  a.value.data = io.input(2);
-  a.past_state = io.input(3);
+  a.query.data = io.input(LinearAttentionInput::kQuery);
+  a.key.data = io.input(LinearAttentionInput::kKey);
+  a.value.data = io.input(LinearAttentionInput::kValue);
+  a.past_state = io.input(LinearAttentionInput::kPastState);
   bind_outputs(io, outputs, a);
 }
 
@@ -200,13 +208,10 @@ void bind_linear_attention(const NodeIo& io, size_t outputs, Args& a) {
 // chunkwise for prefill; per-key decays, the delta rules and decode steps
 // run the recurrence, which covers every rule.
 Status run_linear_attention(KernelContext& ctx, CudaContext& cuda) {
-  SEQRT_ASSIGN_OR_RETURN(
-      LinearAttentionProblem p,
-      check_linear_attention(ctx, ctx.input(0), ctx.input(1), ctx.input(2),
-                             ctx.input(3), ctx.input(4), ctx.input(5)));
+  SEQRT_ASSIGN_OR_RETURN(LinearAttentionProblem p, check_linear_attention(ctx));
   std::vector<std::vector<int64_t>> outputs = {
       {p.batch, p.seq, p.q_heads * p.dv}};
-  if (wants_output(ctx, 1)) {
+  if (wants_output(ctx, LinearAttentionOutput::kPresentState)) {
     outputs.push_back({p.batch, p.kv_heads, p.dk, p.dv});
   }
   const bool decay = rule_uses_decay(p.rule);
@@ -225,7 +230,9 @@ Status run_linear_attention(KernelContext& ctx, CudaContext& cuda) {
     if (decay) args.log_decay = decay_view;
     return stage_and_run(ctx, cuda, outputs, {}, [&](const NodeIo& io) {
       bind_linear_attention(io, outputs.size(), args);
-      if (decay) args.log_decay.data = io.input(4);
+      if (decay) {
+        args.log_decay.data = io.input(LinearAttentionInput::kDecay);
+      }
       return launch_chunkwise(args, *tiling, stream);
     });
   }
@@ -247,8 +254,8 @@ Status run_linear_attention(KernelContext& ctx, CudaContext& cuda) {
   return stage_and_run(ctx, cuda, outputs, {}, [&](const NodeIo& io) {
     bind_linear_attention(io, outputs.size(), args);
     // Gates the rule does not read stay null, as the reference ignores them.
-    if (decay) args.decay.data = io.input(4);
-    if (beta) args.beta.data = io.input(5);
+    if (decay) args.decay.data = io.input(LinearAttentionInput::kDecay);
+    if (beta) args.beta.data = io.input(LinearAttentionInput::kBeta);
     return launch_column_scan(args, *tiling, stream);
   });
 }
@@ -256,7 +263,7 @@ Status run_linear_attention(KernelContext& ctx, CudaContext& cuda) {
 // SSD's layouts, shared by both forms' arguments: state row n, column p;
 // head h reads group h / (H / G) of Bm and Cm (B, L, G, N).
 template <typename Args>
-void ssd_layout(const KernelContext& ctx, const SsdDims& dims, Args& a) {
+void ssd_layout(const SsdAttrs& attrs, const SsdDims& dims, Args& a) {
   a.batch = dims.batch;
   a.heads = dims.heads;
   a.steps = dims.length;
@@ -266,9 +273,9 @@ void ssd_layout(const KernelContext& ctx, const SsdDims& dims, Args& a) {
   a.key.head_divisor = dims.heads / dims.groups;
   a.query = a.key;
   a.value = packed_view(dims.heads, dims.length, dims.head_dim);
-  a.dt_softplus = ctx.attr_int("dt_softplus") != 0;
-  a.dt_min = ctx.attr_float("dt_min");
-  a.dt_max = ctx.attr_float("dt_max");
+  a.dt_softplus = attrs.dt_softplus;
+  a.dt_min = attrs.dt_min;
+  a.dt_max = attrs.dt_max;
   a.out_batch = dims.length * dims.heads * dims.head_dim;
   a.out_head = dims.head_dim;
   a.out_step = dims.heads * dims.head_dim;
@@ -279,14 +286,14 @@ void ssd_layout(const KernelContext& ctx, const SsdDims& dims, Args& a) {
 
 template <typename Args>
 void bind_ssd(const NodeIo& io, size_t outputs, Args& a) {
-  a.value.data = io.input(0);
-  a.ssd_a = io.input(2);
-  a.key.data = io.input(3);
-  a.query.data = io.input(4);
-  a.skip = io.input(5);
-  a.gate = io.input(6);
-  a.dt_bias = io.input(7);
-  a.past_state = io.input(8);
+  a.value.data = io.input(SsdInput::kX);
+  a.ssd_a = io.input(SsdInput::kA);
+  a.key.data = io.input(SsdInput::kBm);
+  a.query.data = io.input(SsdInput::kCm);
+  a.skip = io.input(SsdInput::kD);
+  a.gate = io.input(SsdInput::kZ);
+  a.dt_bias = io.input(SsdInput::kDtBias);
+  a.past_state = io.input(SsdInput::kPastState);
   bind_outputs(io, outputs, a);
 }
 
@@ -294,26 +301,27 @@ void bind_ssd(const NodeIo& io, size_t outputs, Args& a) {
 // per (b, h) as the decay view of either form.
 Status run_ssd(KernelContext& ctx, CudaContext& cuda) {
   SEQRT_ASSIGN_OR_RETURN(SsdDims dims, check_ssd(ctx));
+  SEQRT_ASSIGN_OR_RETURN(SsdAttrs attrs, SsdAttrs::from(ctx.node()));
   std::vector<std::vector<int64_t>> outputs = {
       {dims.batch, dims.length, dims.heads, dims.head_dim}};
-  if (wants_output(ctx, 1)) {
+  if (wants_output(ctx, SsdOutput::kPresentState)) {
     outputs.push_back({dims.batch, dims.heads, dims.head_dim, dims.state});
   }
   ScanView dt = packed_view(dims.heads, dims.length, 1);
   dt.index = 0;
-  const int64_t chunk = ctx.attr_int("chunk_size");
+  const int64_t chunk = attrs.chunk_size;
   cudaStream_t stream = cuda.stream();
   if (prefer_chunkwise(dims.length)) {
     Result<ChunkedStateTiling> tiling =
         plan_chunked_state(cuda.limits(), dims.state, dims.head_dim, 1, chunk);
     if (!tiling.is_ok()) return plan_error(ctx, tiling.status());
     ChunkwiseArgs args;
-    ssd_layout(ctx, dims, args);
+    ssd_layout(attrs, dims, args);
     args.log_decay = dt;
     args.ssd = true;
     return stage_and_run(ctx, cuda, outputs, {}, [&](const NodeIo& io) {
       bind_ssd(io, outputs.size(), args);
-      args.log_decay.data = io.input(1);
+      args.log_decay.data = io.input(SsdInput::kDt);
       return launch_chunkwise(args, *tiling, stream);
     });
   }
@@ -321,12 +329,12 @@ Status run_ssd(KernelContext& ctx, CudaContext& cuda) {
       plan_column_scan(cuda.limits(), dims.state, dims.head_dim, 1, chunk);
   if (!tiling.is_ok()) return plan_error(ctx, tiling.status());
   ColumnScanArgs args;
-  ssd_layout(ctx, dims, args);
+  ssd_layout(attrs, dims, args);
   args.decay = dt;
   args.decay_kind = ScanDecay::kSsd;
   return stage_and_run(ctx, cuda, outputs, {}, [&](const NodeIo& io) {
     bind_ssd(io, outputs.size(), args);
-    args.decay.data = io.input(1);
+    args.decay.data = io.input(SsdInput::kDt);
     return launch_column_scan(args, *tiling, stream);
   });
 }
@@ -361,7 +369,7 @@ Status run_neural_memory(KernelContext& ctx, CudaContext& cuda) {
       plan_neural_memory(cuda.limits(), n.d, n.m, n.depth, n.chunk);
   if (!tiling.is_ok()) return plan_error(ctx, tiling.status());
   std::vector<std::vector<int64_t>> outputs = {{n.batch, n.heads, n.seq, n.d}};
-  if (wants_output(ctx, 1)) {
+  if (wants_output(ctx, kNmPresentState)) {
     outputs.push_back({n.batch, n.heads, 3 * n.params()});
   }
   NeuralMemoryArgs args;
@@ -386,8 +394,9 @@ Status run_neural_memory(KernelContext& ctx, CudaContext& cuda) {
     args.w2 = io.input(kNmW2);
     args.past_state = io.input(kNmPastState);
     args.position = static_cast<const int64_t*>(io.raw_input(kNmPosition));
-    args.out = io.output(0);
-    args.present_state = outputs.size() > 1 ? io.output(1) : nullptr;
+    args.out = io.output(kNmY);
+    args.present_state =
+        outputs.size() > kNmPresentState ? io.output(kNmPresentState) : nullptr;
     return launch_neural_memory(args, *tiling, stream);
   });
 }

@@ -33,6 +33,7 @@
 #include <string>
 
 #include "ops/registry.h"
+#include "ops/sequence/scan_common.h"
 #include "ops/type_support.h"
 #include "ops/util.h"
 
@@ -67,36 +68,6 @@ struct SizeVar {
 struct AttentionShapes {
   std::optional<Shape> y, present_key, present_value;
 };
-
-Status check_attrs(const OpContext& ctx) {
-  int64_t causal = ctx.attr_int("is_causal");
-  if (causal != 0 && causal != 1) {
-    return ctx.error("is_causal must be 0 or 1, got {}", causal);
-  }
-  for (const char* name : {"window_left", "window_right"}) {
-    if (ctx.attr_int(name) < -1) {
-      return ctx.error("{} must be -1 (unbounded) or >= 0, got {}", name,
-                       ctx.attr_int(name));
-    }
-  }
-  float softcap = ctx.attr_float("softcap");
-  if (!(softcap >= 0.0f) || !std::isfinite(softcap)) {
-    return ctx.error("softcap must be a finite value >= 0 (0 = off), got {}",
-                     softcap);
-  }
-  if (ctx.has_attr("scale") && !std::isfinite(ctx.attr_float("scale"))) {
-    return ctx.error("scale must be finite, got {}", ctx.attr_float("scale"));
-  }
-  float bias = ctx.attr_float("sigmoid_bias");
-  if (!std::isfinite(bias)) {
-    return ctx.error("sigmoid_bias must be finite, got {}", bias);
-  }
-  if (bias != 0.0f && ctx.attr_string("score") != "sigmoid") {
-    return ctx.error("sigmoid_bias ({}) is only used with score = 'sigmoid'",
-                     bias);
-  }
-  return Status::ok();
-}
 
 Status check_dtypes(const OpContext& ctx, const std::vector<ValueInfo>& in) {
   DType q = in[kAttnQ].dtype;
@@ -173,7 +144,7 @@ Status check_mask(const OpContext& ctx, const Shape& mask,
 Result<AttentionShapes> check_attention(const OpContext& ctx,
                                         std::vector<ValueInfo> in) {
   in.resize(7);
-  SEQRT_RETURN_IF_ERROR(check_attrs(ctx));
+  SEQRT_RETURN_IF_ERROR(AttentionAttrs::from(ctx.node()).status());
   SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, in));
   bool has_pk = in[kAttnPastKey].dtype != DType::kUndefined;
   bool has_pv = in[kAttnPastValue].dtype != DType::kUndefined;
@@ -253,16 +224,6 @@ Status infer_attention(InferContext& ctx) {
 }
 
 // ---- reference kernel ------------------------------------------------------
-
-std::vector<double> to_f64(const Tensor* tensor) {
-  std::vector<double> out;
-  if (tensor == nullptr) return out;
-  out.resize(static_cast<size_t>(tensor->num_elements()));
-  for (int64_t i = 0; i < tensor->num_elements(); ++i) {
-    out[static_cast<size_t>(i)] = tensor->element_f64(i);
-  }
-  return out;
-}
 
 // concat(past, new) on the T axis of (B,H,T,width) tensors, as doubles.
 std::vector<double> concat_keys(const AttentionSpec& s, const Tensor* past,
@@ -426,17 +387,15 @@ Result<AttentionSpec> attention_spec(const KernelContext& ctx) {
   s.value_dim = v.dim(3);
   if (const Tensor* past = ctx.input(kAttnPastKey)) s.past_len = past->dim(2);
   s.total_len = s.past_len + s.new_len;
-  s.sigmoid = ctx.attr_string("score") == "sigmoid";
-  s.scale =
-      ctx.has_attr("scale")
-          ? ctx.attr_float("scale")
-          : static_cast<float>(1.0 / std::sqrt(static_cast<double>(
-                                         std::max<int64_t>(s.head_dim, 1))));
-  s.softcap = ctx.attr_float("softcap");
-  s.sigmoid_bias = ctx.attr_float("sigmoid_bias");
-  s.causal = ctx.attr_int("is_causal") != 0;
-  s.window_left = ctx.attr_int("window_left");
-  s.window_right = ctx.attr_int("window_right");
+  SEQRT_ASSIGN_OR_RETURN(AttentionAttrs attrs,
+                         AttentionAttrs::from(ctx.node()));
+  s.sigmoid = attrs.sigmoid;
+  s.scale = attrs.scale_for(s.head_dim);
+  s.softcap = attrs.softcap;
+  s.sigmoid_bias = attrs.sigmoid_bias;
+  s.causal = attrs.causal;
+  s.window_left = attrs.window_left;
+  s.window_right = attrs.window_right;
   if (const Tensor* mask = ctx.input(kAttnMask)) {
     s.has_mask = true;
     s.mask_is_bool = mask->dtype() == DType::kBool;
@@ -455,6 +414,99 @@ Result<AttentionSpec> attention_spec(const KernelContext& ctx) {
   return s;
 }
 
+Result<AttentionAttrs> AttentionAttrs::from(const Node& node) {
+  AttentionAttrs a;
+  int64_t causal = kIsCausalDefault;
+  if (const Attribute* v = node.attr(kScoreName)) {
+    a.sigmoid = v->as_string() == "sigmoid";
+  }
+  if (const Attribute* v = node.attr(kScaleName)) a.scale = v->as_float();
+  if (const Attribute* v = node.attr(kSoftcapName)) a.softcap = v->as_float();
+  if (const Attribute* v = node.attr(kIsCausalName)) causal = v->as_int();
+  if (const Attribute* v = node.attr(kWindowLeftName)) {
+    a.window_left = v->as_int();
+  }
+  if (const Attribute* v = node.attr(kWindowRightName)) {
+    a.window_right = v->as_int();
+  }
+  if (const Attribute* v = node.attr(kSigmoidBiasName)) {
+    a.sigmoid_bias = v->as_float();
+  }
+  if (causal != 0 && causal != 1) {
+    return node_error(node, "is_causal must be 0 or 1, got {}", causal);
+  }
+  a.causal = causal != 0;
+  for (auto [name, window] :
+       {std::pair<const char*, int64_t>{kWindowLeftName, a.window_left},
+        {kWindowRightName, a.window_right}}) {
+    if (window < -1) {
+      return node_error(node, "{} must be -1 (unbounded) or >= 0, got {}", name,
+                        window);
+    }
+  }
+  if (!(a.softcap >= 0.0f) || !std::isfinite(a.softcap)) {
+    return node_error(node,
+                      "softcap must be a finite value >= 0 (0 = off), got {}",
+                      a.softcap);
+  }
+  if (a.scale.has_value() && !std::isfinite(*a.scale)) {
+    return node_error(node, "scale must be finite, got {}", *a.scale);
+  }
+  if (!std::isfinite(a.sigmoid_bias)) {
+    return node_error(node, "sigmoid_bias must be finite, got {}",
+                      a.sigmoid_bias);
+  }
+  if (a.sigmoid_bias != 0.0f && !a.sigmoid) {
+    return node_error(node,
+                      "sigmoid_bias ({}) is only used with score = 'sigmoid'",
+                      a.sigmoid_bias);
+  }
+  return a;
+}
+
+float AttentionAttrs::scale_for(int64_t head_dim) const {
+  if (scale.has_value()) return *scale;
+  return static_cast<float>(
+      1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(head_dim, 1))));
+}
+
+std::vector<AttrSpec> AttentionAttrs::specs() {
+  return {
+      AttrSpec{kScoreName,
+               AttrType::kString,
+               Attribute(kScoreDefault),
+               false,
+               {"softmax", "sigmoid"}},
+      // No default: absent means 1/sqrt(d), which depends on the inputs.
+      AttrSpec{kScaleName, AttrType::kFloat, std::nullopt, false, {}},
+      AttrSpec{kSoftcapName,
+               AttrType::kFloat,
+               Attribute(kSoftcapDefault),
+               false,
+               {}},
+      AttrSpec{kIsCausalName,
+               AttrType::kInt,
+               Attribute(kIsCausalDefault),
+               false,
+               {}},
+      AttrSpec{kWindowLeftName,
+               AttrType::kInt,
+               Attribute(kWindowDefault),
+               false,
+               {}},
+      AttrSpec{kWindowRightName,
+               AttrType::kInt,
+               Attribute(kWindowDefault),
+               false,
+               {}},
+      AttrSpec{kSigmoidBiasName,
+               AttrType::kFloat,
+               Attribute(kSigmoidBiasDefault),
+               false,
+               {}},
+  };
+}
+
 void register_seqrt_attention(OpRegistry& registry) {
   OpSchema s;
   s.domain = kSeqrtDomain;
@@ -468,20 +520,7 @@ void register_seqrt_attention(OpRegistry& registry) {
               {"past_value", true},
               {"nonpad_kv_seqlen", true}};
   s.outputs = {{"Y"}, {"present_key", true}, {"present_value", true}};
-  s.attrs = {
-      AttrSpec{"score",
-               AttrType::kString,
-               Attribute("softmax"),
-               false,
-               {"softmax", "sigmoid"}},
-      // No default: absent means 1/sqrt(d), which depends on the inputs.
-      AttrSpec{"scale", AttrType::kFloat, std::nullopt, false, {}},
-      AttrSpec{"softcap", AttrType::kFloat, Attribute(0.0f), false, {}},
-      AttrSpec{"is_causal", AttrType::kInt, Attribute(0), false, {}},
-      AttrSpec{"window_left", AttrType::kInt, Attribute(-1), false, {}},
-      AttrSpec{"window_right", AttrType::kInt, Attribute(-1), false, {}},
-      AttrSpec{"sigmoid_bias", AttrType::kFloat, Attribute(0.0f), false, {}},
-  };
+  s.attrs = AttentionAttrs::specs();
   s.infer = infer_attention;
   s.reference = run_attention;
   register_or_die(registry, std::move(s));

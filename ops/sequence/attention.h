@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "graph/status.h"
 #include "ops/op_context.h"
+#include "ops/op_schema.h"
 
 namespace seqrt {
 
@@ -20,11 +22,43 @@ enum AttentionInput : size_t {
   kAttnPastKey = 4,
   kAttnPastValue = 5,
   kAttnNonpadKvSeqlen = 6,
+  kAttnCount
 };
 enum AttentionOutput : size_t {
   kAttnY = 0,
   kAttnPresentKey = 1,
   kAttnPresentValue = 2,
+};
+
+// The attributes with the schema's defaults (the schema is built from these
+// constants); `from` checks them with the reference's messages.
+struct AttentionAttrs {
+  static constexpr const char* kScoreName = "score";
+  static constexpr const char* kScaleName = "scale";
+  static constexpr const char* kSoftcapName = "softcap";
+  static constexpr const char* kIsCausalName = "is_causal";
+  static constexpr const char* kWindowLeftName = "window_left";
+  static constexpr const char* kWindowRightName = "window_right";
+  static constexpr const char* kSigmoidBiasName = "sigmoid_bias";
+  static constexpr const char* kScoreDefault = "softmax";  // or "sigmoid"
+  static constexpr float kSoftcapDefault = 0.0f;           // 0 = off
+  static constexpr int64_t kIsCausalDefault = 0;
+  static constexpr int64_t kWindowDefault = -1;  // unbounded
+  static constexpr float kSigmoidBiasDefault = 0.0f;
+
+  bool sigmoid = false;
+  std::optional<float> scale;  // absent: 1/sqrt(d)
+  float softcap = kSoftcapDefault;
+  bool causal = kIsCausalDefault != 0;
+  int64_t window_left = kWindowDefault;
+  int64_t window_right = kWindowDefault;
+  float sigmoid_bias = kSigmoidBiasDefault;
+
+  static Result<AttentionAttrs> from(const Node& node);
+  // The schema's attributes, from the constants above.
+  static std::vector<AttrSpec> specs();
+  // The scale for head size d: the attribute, or 1/sqrt(d).
+  float scale_for(int64_t head_dim) const;
 };
 
 struct AttentionSpec {

@@ -1,27 +1,36 @@
 // CausalConvWithState (ONNX opset 27): a depthwise causal 1-D convolution
 // that carries its last k-1 inputs as state, with optional fused SiLU. Each
 // channel reads [past_state, input] and convolves with its own k taps.
+#include "ops/sequence/causal_conv_with_state.h"
+
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "ops/registry.h"
-#include "ops/sequence/scan_common.h"
 #include "ops/type_support.h"
 
 namespace seqrt {
 namespace {
 
-enum Input { kInput, kWeight, kBias, kPastState };
+using In = CausalConvInput;
 
-const char* const kInputNames[] = {"input", "weight", "bias", "past_state"};
+const char* const kInputNames[In::kCount] = {"input", "weight", "bias",
+                                             "past_state"};
 
-Status check_dtypes(const OpContext& ctx, const std::vector<DType>& dtypes) {
-  SEQRT_RETURN_IF_ERROR(
-      check_input_dtype(ctx, "input 'input'", dtypes[kInput], kFloatTypes));
+// The input is a float type; the others have its dtype.
+Status check_dtypes(const Node& node, const std::vector<DType>& dtypes) {
+  const DType input = dtypes[In::kInput];
+  if (!kFloatTypes.contains(input)) {
+    return node_error(node, "input 'input' must be {}, got {}",
+                      kFloatTypes.to_string(), dtype_name(input));
+  }
   for (size_t i = 1; i < dtypes.size(); ++i) {
-    if (dtypes[i] == DType::kUndefined) continue;
-    SEQRT_RETURN_IF_ERROR(
-        check_same_dtype(ctx, "input 'input'", dtypes[kInput],
-                         fmt::format("input '{}'", kInputNames[i]), dtypes[i]));
+    if (dtypes[i] == DType::kUndefined || dtypes[i] == input) continue;
+    return node_error(node,
+                      "input 'input' and input '{}' must have the same dtype, "
+                      "got {} and {}",
+                      kInputNames[i], dtype_name(input), dtype_name(dtypes[i]));
   }
   return Status::ok();
 }
@@ -33,23 +42,27 @@ Dim state_length(const DimBinder& dims) {
   return dims.dim("k-1");
 }
 
-Status check_shapes(const OpContext& ctx, DimBinder& dims,
-                    const std::vector<std::optional<Shape>>& shapes) {
+// Binds batch_size, channels, L, k; inference reads its output shapes from
+// `dims`.
+Status bind_causal_conv(const Node& node, const KernelInputTypes& types,
+                        DimBinder& dims) {
+  SEQRT_RETURN_IF_ERROR(check_dtypes(node, types.dtypes));
+  const std::vector<std::optional<Shape>>& shapes = types.shapes;
+  SEQRT_RETURN_IF_ERROR(dims.expect("input", shapes[In::kInput],
+                                    {"batch_size", "channels", "L"}));
   SEQRT_RETURN_IF_ERROR(
-      dims.expect("input", shapes[kInput], {"batch_size", "channels", "L"}));
-  SEQRT_RETURN_IF_ERROR(
-      dims.expect("weight", shapes[kWeight], {"channels", "1", "k"}));
+      dims.expect("weight", shapes[In::kWeight], {"channels", "1", "k"}));
   const Dim one = dims.dim("1");
   if (one.is_fixed() && one.value() != 1) {
-    return ctx.error("weight must be (channels,1,k), got {}",
-                     shapes[kWeight]->to_string());
+    return node_error(node, "weight must be (channels,1,k), got {}",
+                      shapes[In::kWeight]->to_string());
   }
   if (dims.size("k") == 0) {
-    return ctx.error("weight must be (channels,1,k) with k >= 1, got {}",
-                     shapes[kWeight]->to_string());
+    return node_error(node, "weight must be (channels,1,k) with k >= 1, got {}",
+                      shapes[In::kWeight]->to_string());
   }
-  SEQRT_RETURN_IF_ERROR(dims.expect("bias", shapes[kBias], {"channels"}));
-  const std::optional<Shape>& past = shapes[kPastState];
+  SEQRT_RETURN_IF_ERROR(dims.expect("bias", shapes[In::kBias], {"channels"}));
+  const std::optional<Shape>& past = shapes[In::kPastState];
   if (past.has_value()) {
     // Bind the state's own length first so a wrong one is reported as a
     // shape mismatch against k-1, not silently adopted.
@@ -59,31 +72,25 @@ Status check_shapes(const OpContext& ctx, DimBinder& dims,
     const Dim got = (*past)[2];
     if (expected.is_fixed() && got.is_fixed() &&
         expected.value() != got.value()) {
-      return ctx.error(
-          "past_state must be (batch_size,channels,k-1) = ({},{},"
-          "{}), got {}",
-          dims.dim("batch_size").to_string(), dims.dim("channels").to_string(),
-          expected.value(), past->to_string());
+      return node_error(node,
+                        "past_state must be (batch_size,channels,k-1) = ({},{},"
+                        "{}), got {}",
+                        dims.dim("batch_size").to_string(),
+                        dims.dim("channels").to_string(), expected.value(),
+                        past->to_string());
     }
   }
   return Status::ok();
 }
 
 Status infer_causal_conv(InferContext& ctx) {
-  std::vector<std::optional<Shape>> shapes;
-  std::vector<DType> dtypes;
-  for (size_t i = 0; i <= kPastState; ++i) {
-    bool present = ctx.has_input(i);
-    shapes.push_back(present ? ctx.input_shape(i) : std::nullopt);
-    dtypes.push_back(present ? ctx.input_dtype(i) : DType::kUndefined);
-  }
-  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, dtypes));
-  DimBinder dims(ctx);
-  SEQRT_RETURN_IF_ERROR(check_shapes(ctx, dims, shapes));
-  ctx.set_output(0, dtypes[kInput],
+  const KernelInputTypes types = infer_input_types(ctx, In::kCount);
+  DimBinder dims(ctx.node());
+  SEQRT_RETURN_IF_ERROR(bind_causal_conv(ctx.node(), types, dims));
+  ctx.set_output(CausalConvOutput::kOutput, types.dtypes[In::kInput],
                  dims.shape({"batch_size", "channels", "L"}));
-  if (ctx.num_outputs() > 1) {
-    ctx.set_output(1, dtypes[kInput],
+  if (ctx.num_outputs() > CausalConvOutput::kPresentState) {
+    ctx.set_output(CausalConvOutput::kPresentState, types.dtypes[In::kInput],
                    Shape{dims.dim("batch_size"), dims.dim("channels"),
                          state_length(dims)});
   }
@@ -92,11 +99,13 @@ Status infer_causal_conv(InferContext& ctx) {
 
 Status run_causal_conv(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(CausalConvDims dims, check_causal_conv(ctx));
-  const std::vector<double> x = to_f64(ctx.input(kInput));
-  const std::vector<double> w = to_f64(ctx.input(kWeight));
-  const std::vector<double> bias = to_f64(ctx.input(kBias));
-  const std::vector<double> past = to_f64(ctx.input(kPastState));
-  const bool silu = ctx.attr_string("activation") != "none";
+  const std::vector<double> x = to_f64(ctx.input(In::kInput));
+  const std::vector<double> w = to_f64(ctx.input(In::kWeight));
+  const std::vector<double> bias = to_f64(ctx.input(In::kBias));
+  const std::vector<double> past = to_f64(ctx.input(In::kPastState));
+  SEQRT_ASSIGN_OR_RETURN(CausalConvAttrs attrs,
+                         CausalConvAttrs::from(ctx.node()));
+  const bool silu = attrs.silu;
   const int64_t k = dims.kernel;
   const int64_t length = dims.length;
   std::vector<double> y(x.size());
@@ -124,14 +133,15 @@ Status run_causal_conv(KernelContext& ctx) {
       }
     }
   }
-  const Tensor& input = *ctx.input(kInput);
+  const Tensor& input = *ctx.input(In::kInput);
   SEQRT_ASSIGN_OR_RETURN(Tensor * y_out,
-                         ctx.allocate_output(0, input.dtype(), input.dims()));
+                         ctx.allocate_output(CausalConvOutput::kOutput,
+                                             input.dtype(), input.dims()));
   store_f64(y, *y_out);
-  if (ctx.num_outputs() > 1) {
+  if (ctx.num_outputs() > CausalConvOutput::kPresentState) {
     SEQRT_ASSIGN_OR_RETURN(
         Tensor * state_out,
-        ctx.allocate_output(1, input.dtype(),
+        ctx.allocate_output(CausalConvOutput::kPresentState, input.dtype(),
                             {dims.batch, dims.channels, k - 1}));
     store_f64(state, *state_out);
   }
@@ -140,28 +150,54 @@ Status run_causal_conv(KernelContext& ctx) {
 
 }  // namespace
 
-Result<CausalConvDims> check_causal_conv(const KernelContext& ctx) {
-  KernelInputTypes types = kernel_input_types(ctx, kPastState + 1);
-  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, types.dtypes));
-  DimBinder dims(ctx);
-  SEQRT_RETURN_IF_ERROR(check_shapes(ctx, dims, types.shapes));
+Result<CausalConvDims> check_causal_conv(const Node& node,
+                                         const KernelInputTypes& types) {
+  SEQRT_RETURN_IF_ERROR(
+      check_required_inputs(node, types, kInputNames, In::kBias));
+  DimBinder dims(node);
+  SEQRT_RETURN_IF_ERROR(bind_causal_conv(node, types, dims));
   return CausalConvDims{dims.size("batch_size"), dims.size("channels"),
                         dims.size("L"), dims.size("k")};
+}
+
+Result<CausalConvDims> check_causal_conv(const KernelContext& ctx) {
+  return check_causal_conv(ctx.node(), kernel_input_types(ctx, In::kCount));
+}
+
+namespace {
+const char* const kActivations[] = {"none", "silu", "swish"};
+}  // namespace
+
+Result<CausalConvAttrs> CausalConvAttrs::from(const Node& node) {
+  CausalConvAttrs attrs;
+  const Attribute* a = node.attr(kActivationName);
+  const std::string activation = a ? a->as_string() : kActivationDefault;
+  if (std::find(std::begin(kActivations), std::end(kActivations), activation) ==
+      std::end(kActivations)) {
+    return node_error(node, "activation must be none, silu or swish, got '{}'",
+                      activation);
+  }
+  attrs.silu = activation != "none";
+  return attrs;
+}
+
+std::vector<AttrSpec> CausalConvAttrs::specs() {
+  return {AttrSpec{kActivationName,
+                   AttrType::kString,
+                   Attribute(kActivationDefault),
+                   false,
+                   {std::begin(kActivations), std::end(kActivations)}}};
 }
 
 void register_causal_conv_with_state(OpRegistry& registry) {
   OpSchema s;
   s.name = "CausalConvWithState";
   s.doc = "depthwise causal 1-D convolution carrying its last k-1 inputs";
-  s.inputs = {{"input"}, {"weight"}, {"bias", true}, {"past_state", true}};
+  for (size_t i = 0; i < In::kCount; ++i) {
+    s.inputs.push_back({kInputNames[i], i >= In::kBias});
+  }
   s.outputs = {{"output"}, {"present_state", true}};
-  s.attrs = {
-      AttrSpec{"activation",
-               AttrType::kString,
-               Attribute(std::string("none")),
-               false,
-               {"none", "silu", "swish"}},
-  };
+  s.attrs = CausalConvAttrs::specs();
   s.infer = infer_causal_conv;
   s.reference = run_causal_conv;
   register_or_die(registry, std::move(s));

@@ -21,8 +21,11 @@
 namespace seqrt {
 namespace {
 
-constexpr size_t kQuery = 0, kKey = 1, kValue = 2, kPast = 3, kDecay = 4,
-                 kBeta = 5;
+using In = LinearAttentionInput;
+using Out = LinearAttentionOutput;
+
+const char* const kInputNames[In::kCount] = {"query",      "key",   "value",
+                                             "past_state", "decay", "beta"};
 
 LinearAttentionRule parse_rule(const std::string& name) {
   if (name == "linear") return LinearAttentionRule::kLinear;
@@ -31,135 +34,141 @@ LinearAttentionRule parse_rule(const std::string& name) {
   return LinearAttentionRule::kGatedDelta;  // the schema allows only these
 }
 
-Status check_heads(const OpContext& ctx, int64_t q_heads, int64_t kv_heads) {
+Status check_heads(const Node& node, int64_t q_heads, int64_t kv_heads) {
   if (q_heads <= 0 || kv_heads <= 0) {
-    return ctx.error(
-        "q_num_heads and kv_num_heads must be positive, got {} and {}", q_heads,
-        kv_heads);
+    return node_error(
+        node, "q_num_heads and kv_num_heads must be positive, got {} and {}",
+        q_heads, kv_heads);
   }
   if (q_heads % kv_heads != 0) {
-    return ctx.error("q_num_heads ({}) must be a multiple of kv_num_heads ({})",
-                     q_heads, kv_heads);
+    return node_error(
+        node, "q_num_heads ({}) must be a multiple of kv_num_heads ({})",
+        q_heads, kv_heads);
   }
   return Status::ok();
 }
 
-Status check_dtypes(const OpContext& ctx, DType q, DType k, DType v, DType past,
-                    DType decay, DType beta) {
-  SEQRT_RETURN_IF_ERROR(
-      check_input_dtype(ctx, "input 'query'", q, kFloatTypes));
-  SEQRT_RETURN_IF_ERROR(
-      check_same_dtype(ctx, "input 'query'", q, "input 'key'", k));
-  SEQRT_RETURN_IF_ERROR(
-      check_same_dtype(ctx, "input 'query'", q, "input 'value'", v));
-  if (past != DType::kUndefined) {
-    SEQRT_RETURN_IF_ERROR(
-        check_input_dtype(ctx, "input 'past_state'", past, kFloatTypes));
+// query is a float type; key, value and the gates have its dtype.
+Status check_dtypes(const Node& node, const std::vector<DType>& dtypes) {
+  const DType q = dtypes[In::kQuery];
+  if (!kFloatTypes.contains(q)) {
+    return node_error(node, "input 'query' must be {}, got {}",
+                      kFloatTypes.to_string(), dtype_name(q));
   }
-  if (decay != DType::kUndefined) {
-    SEQRT_RETURN_IF_ERROR(
-        check_same_dtype(ctx, "input 'query'", q, "input 'decay'", decay));
+  for (size_t i : {In::kKey, In::kValue, In::kDecay, In::kBeta}) {
+    const DType dtype = dtypes[i];
+    if (dtype == q || (i >= In::kDecay && dtype == DType::kUndefined)) {
+      continue;
+    }
+    return node_error(node,
+                      "input 'query' and input '{}' must have the same dtype, "
+                      "got {} and {}",
+                      kInputNames[i], dtype_name(q), dtype_name(dtype));
   }
-  if (beta != DType::kUndefined) {
-    SEQRT_RETURN_IF_ERROR(
-        check_same_dtype(ctx, "input 'query'", q, "input 'beta'", beta));
+  const DType past = dtypes[In::kPastState];
+  if (past != DType::kUndefined && !kFloatTypes.contains(past)) {
+    return node_error(node, "input 'past_state' must be {}, got {}",
+                      kFloatTypes.to_string(), dtype_name(past));
   }
   return Status::ok();
 }
 
-Status check_rank(const OpContext& ctx, const char* what, const Tensor& t,
-                  size_t rank) {
-  if (t.rank() != rank) {
-    return ctx.error("input '{}' must have rank {}, got shape {}", what, rank,
-                     dims_to_string(t.dims()));
+Status check_rank(const Node& node, const char* what,
+                  const std::vector<int64_t>& dims, size_t rank) {
+  if (dims.size() != rank) {
+    return node_error(node, "input '{}' must have rank {}, got shape {}", what,
+                      rank, dims_to_string(dims));
   }
   return Status::ok();
 }
 
 // decay (B,T,H_kv·dk) or (B,T,H_kv); beta (B,T,H_kv) or (B,T,1).
-Status check_gates(const OpContext& ctx, const Tensor* decay,
-                   const Tensor* beta, LinearAttentionProblem& p) {
+Status check_gates(const Node& node, const std::string& rule_name,
+                   const KernelInputTypes& types, LinearAttentionProblem& p) {
   const LinearAttentionRule rule = p.rule;
-  const std::string& rule_name = ctx.attr_string("update_rule");
   if (rule_uses_decay(rule)) {
-    if (decay == nullptr) {
-      return ctx.error("update_rule '{}' needs input 'decay'", rule_name);
+    if (types.dtypes[In::kDecay] == DType::kUndefined) {
+      return node_error(node, "update_rule '{}' needs input 'decay'",
+                        rule_name);
     }
-    SEQRT_RETURN_IF_ERROR(check_rank(ctx, "decay", *decay, 3));
-    int64_t last = decay->dim(2);
-    if (decay->dim(0) != p.batch || decay->dim(1) != p.seq ||
+    SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> decay,
+                           fixed_input_dims(node, types, In::kDecay, "decay"));
+    SEQRT_RETURN_IF_ERROR(check_rank(node, "decay", decay, 3));
+    int64_t last = decay[2];
+    if (decay[0] != p.batch || decay[1] != p.seq ||
         (last != p.kv_heads * p.dk && last != p.kv_heads)) {
-      return ctx.error(
+      return node_error(
+          node,
           "input 'decay' must be (B,T,H_kv*d_k) = ({},{},{}) or (B,T,H_kv) = "
           "({},{},{}), got {}",
           p.batch, p.seq, p.kv_heads * p.dk, p.batch, p.seq, p.kv_heads,
-          dims_to_string(decay->dims()));
+          dims_to_string(decay));
     }
     p.decay_per_key = last == p.kv_heads * p.dk && last != p.kv_heads;
   }
   if (rule_uses_beta(rule)) {
-    if (beta == nullptr) {
-      return ctx.error("update_rule '{}' needs input 'beta'", rule_name);
+    if (types.dtypes[In::kBeta] == DType::kUndefined) {
+      return node_error(node, "update_rule '{}' needs input 'beta'", rule_name);
     }
-    SEQRT_RETURN_IF_ERROR(check_rank(ctx, "beta", *beta, 3));
-    int64_t last = beta->dim(2);
-    if (beta->dim(0) != p.batch || beta->dim(1) != p.seq ||
+    SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> beta,
+                           fixed_input_dims(node, types, In::kBeta, "beta"));
+    SEQRT_RETURN_IF_ERROR(check_rank(node, "beta", beta, 3));
+    int64_t last = beta[2];
+    if (beta[0] != p.batch || beta[1] != p.seq ||
         (last != p.kv_heads && last != 1)) {
-      return ctx.error(
+      return node_error(
+          node,
           "input 'beta' must be (B,T,H_kv) = ({},{},{}) or (B,T,1), got {}",
-          p.batch, p.seq, p.kv_heads, dims_to_string(beta->dims()));
+          p.batch, p.seq, p.kv_heads, dims_to_string(beta));
     }
     p.beta_per_head = last == p.kv_heads;
   }
   return Status::ok();
 }
 
-Status check_packed_shapes(const OpContext& ctx, const Tensor& q,
-                           const Tensor& k, const Tensor& v,
+Status check_packed_shapes(const Node& node, const std::vector<int64_t>& q,
+                           const std::vector<int64_t>& k,
+                           const std::vector<int64_t>& v,
                            LinearAttentionProblem& p) {
-  SEQRT_RETURN_IF_ERROR(check_rank(ctx, "query", q, 3));
-  SEQRT_RETURN_IF_ERROR(check_rank(ctx, "key", k, 3));
-  SEQRT_RETURN_IF_ERROR(check_rank(ctx, "value", v, 3));
-  p.batch = q.dim(0);
-  p.seq = q.dim(1);
-  if (q.dim(2) % p.q_heads != 0 || q.dim(2) == 0) {
-    return ctx.error(
+  SEQRT_RETURN_IF_ERROR(check_rank(node, "query", q, 3));
+  SEQRT_RETURN_IF_ERROR(check_rank(node, "key", k, 3));
+  SEQRT_RETURN_IF_ERROR(check_rank(node, "value", v, 3));
+  p.batch = q[0];
+  p.seq = q[1];
+  if (q[2] % p.q_heads != 0 || q[2] == 0) {
+    return node_error(
+        node,
         "input 'query' last dim ({}) must be q_num_heads ({}) * d_k with "
         "d_k >= 1",
-        q.dim(2), p.q_heads);
+        q[2], p.q_heads);
   }
-  p.dk = q.dim(2) / p.q_heads;
-  if (k.dim(0) != p.batch || k.dim(1) != p.seq ||
-      k.dim(2) != p.kv_heads * p.dk) {
-    return ctx.error("input 'key' must be (B,T,H_kv*d_k) = ({},{},{}), got {}",
-                     p.batch, p.seq, p.kv_heads * p.dk,
-                     dims_to_string(k.dims()));
+  p.dk = q[2] / p.q_heads;
+  if (k[0] != p.batch || k[1] != p.seq || k[2] != p.kv_heads * p.dk) {
+    return node_error(node,
+                      "input 'key' must be (B,T,H_kv*d_k) = ({},{},{}), got {}",
+                      p.batch, p.seq, p.kv_heads * p.dk, dims_to_string(k));
   }
-  if (v.dim(0) != p.batch || v.dim(1) != p.seq || v.dim(2) % p.kv_heads != 0 ||
-      v.dim(2) == 0) {
-    return ctx.error(
+  if (v[0] != p.batch || v[1] != p.seq || v[2] % p.kv_heads != 0 || v[2] == 0) {
+    return node_error(
+        node,
         "input 'value' must be (B,T,H_kv*d_v) = ({},{},{}*d_v) with d_v >= 1, "
         "got {}",
-        p.batch, p.seq, p.kv_heads, dims_to_string(v.dims()));
+        p.batch, p.seq, p.kv_heads, dims_to_string(v));
   }
-  p.dv = v.dim(2) / p.kv_heads;
+  p.dv = v[2] / p.kv_heads;
   return Status::ok();
 }
 
 Status infer_linear_attention(InferContext& ctx) {
-  int64_t q_heads = ctx.attr_int("q_num_heads");
-  int64_t kv_heads = ctx.attr_int("kv_num_heads");
-  SEQRT_RETURN_IF_ERROR(check_heads(ctx, q_heads, kv_heads));
-  auto dtype_of_input = [&](size_t i) {
-    return ctx.has_input(i) ? ctx.input_dtype(i) : DType::kUndefined;
-  };
-  SEQRT_RETURN_IF_ERROR(
-      check_dtypes(ctx, ctx.input_dtype(kQuery), ctx.input_dtype(kKey),
-                   ctx.input_dtype(kValue), dtype_of_input(kPast),
-                   dtype_of_input(kDecay), dtype_of_input(kBeta)));
-  const std::optional<Shape>& q = ctx.input_shape(kQuery);
-  const std::optional<Shape>& v = ctx.input_shape(kValue);
-  for (size_t i : {kQuery, kKey, kValue}) {
+  const LinearAttentionAttrs attrs = LinearAttentionAttrs::from(ctx.node());
+  const int64_t q_heads = attrs.q_heads;
+  const int64_t kv_heads = attrs.kv_heads;
+  SEQRT_RETURN_IF_ERROR(check_heads(ctx.node(), q_heads, kv_heads));
+  const KernelInputTypes types = infer_input_types(ctx, In::kCount);
+  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx.node(), types.dtypes));
+  const std::optional<Shape>& q = ctx.input_shape(In::kQuery);
+  const std::optional<Shape>& v = ctx.input_shape(In::kValue);
+  for (size_t i : {In::kQuery, In::kKey, In::kValue}) {
     const std::optional<Shape>& s = ctx.input_shape(i);
     if (s && s->rank() != 3) {
       return ctx.error("input {} must have rank 3 (B,T,H*d), got {}", i,
@@ -174,11 +183,13 @@ Status infer_linear_attention(InferContext& ctx) {
   }
   if (v && (*v)[2].is_fixed()) dv = (*v)[2].value() / kv_heads;
   Dim out_last = dv.is_fixed() ? Dim(dv.value() * q_heads) : Dim();
-  ctx.set_output(0, ctx.input_dtype(kQuery), Shape({batch, seq, out_last}));
-  if (ctx.num_outputs() > 1) {
-    DType state =
-        ctx.has_input(kPast) ? ctx.input_dtype(kPast) : ctx.input_dtype(kQuery);
-    ctx.set_output(1, state, Shape({batch, Dim(kv_heads), dk, dv}));
+  ctx.set_output(Out::kOutput, types.dtypes[In::kQuery],
+                 Shape({batch, seq, out_last}));
+  if (ctx.num_outputs() > Out::kPresentState) {
+    DType state = ctx.has_input(In::kPastState) ? types.dtypes[In::kPastState]
+                                                : types.dtypes[In::kQuery];
+    ctx.set_output(Out::kPresentState, state,
+                   Shape({batch, Dim(kv_heads), dk, dv}));
   }
   return Status::ok();
 }
@@ -241,19 +252,16 @@ void recur_one_head(const LinearAttentionProblem& p, int64_t b, int64_t g,
 }
 
 Status run_linear_attention(KernelContext& ctx) {
+  SEQRT_ASSIGN_OR_RETURN(LinearAttentionProblem p, check_linear_attention(ctx));
+  const Tensor* past = ctx.input(In::kPastState);
   SEQRT_ASSIGN_OR_RETURN(
-      LinearAttentionProblem p,
-      check_linear_attention(ctx, ctx.input(kQuery), ctx.input(kKey),
-                             ctx.input(kValue), ctx.input(kPast),
-                             ctx.input(kDecay), ctx.input(kBeta)));
-  const Tensor* past = ctx.input(kPast);
-  SEQRT_ASSIGN_OR_RETURN(
-      Tensor * out, ctx.allocate_output(0, ctx.input(kQuery)->dtype(),
-                                        {p.batch, p.seq, p.q_heads * p.dv}));
+      Tensor * out,
+      ctx.allocate_output(Out::kOutput, ctx.input(In::kQuery)->dtype(),
+                          {p.batch, p.seq, p.q_heads * p.dv}));
   Tensor* present = nullptr;
-  if (ctx.num_outputs() > 1) {
+  if (ctx.num_outputs() > Out::kPresentState) {
     SEQRT_ASSIGN_OR_RETURN(
-        present, ctx.allocate_output(1, p.state_dtype,
+        present, ctx.allocate_output(Out::kPresentState, p.state_dtype,
                                      {p.batch, p.kv_heads, p.dk, p.dv}));
   }
   const int64_t state_size = p.dk * p.dv;
@@ -264,9 +272,9 @@ Status run_linear_attention(KernelContext& ctx) {
       for (int64_t i = 0; i < state_size; ++i) {
         S[i] = past ? past->element_f64(base + i) : 0.0;
       }
-      recur_one_head(p, b, g, *ctx.input(kQuery), *ctx.input(kKey),
-                     *ctx.input(kValue), ctx.input(kDecay), ctx.input(kBeta),
-                     *out, S);
+      recur_one_head(p, b, g, *ctx.input(In::kQuery), *ctx.input(In::kKey),
+                     *ctx.input(In::kValue), ctx.input(In::kDecay),
+                     ctx.input(In::kBeta), *out, S);
       if (present) {
         for (int64_t i = 0; i < state_size; ++i) {
           present->set_element_f64(base + i, S[i]);
@@ -280,46 +288,96 @@ Status run_linear_attention(KernelContext& ctx) {
 }  // namespace
 
 Result<LinearAttentionProblem> check_linear_attention(
-    const OpContext& ctx, const Tensor* query, const Tensor* key,
-    const Tensor* value, const Tensor* past_state, const Tensor* decay,
-    const Tensor* beta) {
+    const Node& node, const KernelInputTypes& given) {
+  const LinearAttentionAttrs attrs = LinearAttentionAttrs::from(node);
   LinearAttentionProblem p;
-  p.rule = parse_rule(ctx.attr_string("update_rule"));
-  p.q_heads = ctx.attr_int("q_num_heads");
-  p.kv_heads = ctx.attr_int("kv_num_heads");
-  SEQRT_RETURN_IF_ERROR(check_heads(ctx, p.q_heads, p.kv_heads));
+  p.rule = attrs.rule;
+  p.q_heads = attrs.q_heads;
+  p.kv_heads = attrs.kv_heads;
+  SEQRT_RETURN_IF_ERROR(check_heads(node, p.q_heads, p.kv_heads));
   p.group = p.q_heads / p.kv_heads;
-  auto dtype = [](const Tensor* t) {
-    return t ? t->dtype() : DType::kUndefined;
-  };
   // Gates the rule does not read are ignored, as ONNX's function body does.
-  const Tensor* used_decay = rule_uses_decay(p.rule) ? decay : nullptr;
-  const Tensor* used_beta = rule_uses_beta(p.rule) ? beta : nullptr;
-  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, query->dtype(), key->dtype(),
-                                     value->dtype(), dtype(past_state),
-                                     dtype(used_decay), dtype(used_beta)));
-  SEQRT_RETURN_IF_ERROR(check_packed_shapes(ctx, *query, *key, *value, p));
-  if (past_state) {
+  KernelInputTypes types = given;
+  for (size_t i : {In::kDecay, In::kBeta}) {
+    const bool used =
+        i == In::kDecay ? rule_uses_decay(p.rule) : rule_uses_beta(p.rule);
+    if (used) continue;
+    types.shapes[i] = std::nullopt;
+    types.dtypes[i] = DType::kUndefined;
+  }
+  SEQRT_RETURN_IF_ERROR(check_dtypes(node, types.dtypes));
+  std::vector<int64_t> dims[In::kDecay];
+  for (size_t i = 0; i < In::kDecay; ++i) {
+    SEQRT_ASSIGN_OR_RETURN(dims[i],
+                           fixed_input_dims(node, types, i, kInputNames[i]));
+  }
+  SEQRT_RETURN_IF_ERROR(check_packed_shapes(
+      node, dims[In::kQuery], dims[In::kKey], dims[In::kValue], p));
+  const bool has_past = types.dtypes[In::kPastState] != DType::kUndefined;
+  if (has_past) {
     std::vector<int64_t> want = {p.batch, p.kv_heads, p.dk, p.dv};
-    if (past_state->dims() != want) {
-      return ctx.error(
-          "input 'past_state' must be (B,H_kv,d_k,d_v) = {}, got {}",
-          dims_to_string(want), dims_to_string(past_state->dims()));
+    if (dims[In::kPastState] != want) {
+      return node_error(
+          node, "input 'past_state' must be (B,H_kv,d_k,d_v) = {}, got {}",
+          dims_to_string(want), dims_to_string(dims[In::kPastState]));
     }
   }
-  SEQRT_RETURN_IF_ERROR(check_gates(ctx, used_decay, used_beta, p));
-  float scale = ctx.attr_float("scale");
-  if (!std::isfinite(scale)) {
-    return ctx.error("scale must be finite, got {}", scale);
+  SEQRT_RETURN_IF_ERROR(check_gates(node, attrs.rule_name, types, p));
+  if (!std::isfinite(attrs.scale)) {
+    return node_error(node, "scale must be finite, got {}", attrs.scale);
   }
-  p.scale = scale != 0.0f ? static_cast<double>(scale)
-                          : 1.0 / std::sqrt(static_cast<double>(p.dk));
-  p.chunk_size = ctx.attr_int("chunk_size");
+  p.scale = attrs.scale != 0.0f ? static_cast<double>(attrs.scale)
+                                : 1.0 / std::sqrt(static_cast<double>(p.dk));
+  p.chunk_size = attrs.chunk_size;
   if (p.chunk_size <= 0) {
-    return ctx.error("chunk_size must be positive, got {}", p.chunk_size);
+    return node_error(node, "chunk_size must be positive, got {}",
+                      p.chunk_size);
   }
-  p.state_dtype = past_state ? past_state->dtype() : query->dtype();
+  p.state_dtype =
+      has_past ? types.dtypes[In::kPastState] : types.dtypes[In::kQuery];
   return p;
+}
+
+Result<LinearAttentionProblem> check_linear_attention(
+    const KernelContext& ctx) {
+  return check_linear_attention(ctx.node(),
+                                kernel_input_types(ctx, In::kCount));
+}
+
+LinearAttentionAttrs LinearAttentionAttrs::from(const Node& node) {
+  LinearAttentionAttrs attrs;
+  if (const Attribute* a = node.attr(kQHeadsName)) attrs.q_heads = a->as_int();
+  if (const Attribute* a = node.attr(kKvHeadsName)) {
+    attrs.kv_heads = a->as_int();
+  }
+  if (const Attribute* a = node.attr(kUpdateRuleName)) {
+    attrs.rule_name = a->as_string();
+  }
+  attrs.rule = parse_rule(attrs.rule_name);
+  if (const Attribute* a = node.attr(kScaleName)) attrs.scale = a->as_float();
+  if (const Attribute* a = node.attr(kChunkSizeName)) {
+    attrs.chunk_size = a->as_int();
+  }
+  return attrs;
+}
+
+std::vector<AttrSpec> LinearAttentionAttrs::specs() {
+  return {
+      AttrSpec{kChunkSizeName,
+               AttrType::kInt,
+               Attribute(kChunkSizeDefault),
+               false,
+               {}},
+      AttrSpec{kKvHeadsName, AttrType::kInt, std::nullopt, true, {}},
+      AttrSpec{kQHeadsName, AttrType::kInt, std::nullopt, true, {}},
+      AttrSpec{
+          kScaleName, AttrType::kFloat, Attribute(kScaleDefault), false, {}},
+      AttrSpec{kUpdateRuleName,
+               AttrType::kString,
+               Attribute(kUpdateRuleDefault),
+               false,
+               {"linear", "gated", "delta", "gated_delta"}},
+  };
 }
 
 void register_linear_attention(OpRegistry& registry) {
@@ -327,20 +385,11 @@ void register_linear_attention(OpRegistry& registry) {
   s.domain = kOnnxDomain;
   s.name = "LinearAttention";
   s.doc = "causal linear attention with a recurrent d_k×d_v state (opset 27)";
-  s.inputs = {{"query"},       {"key"},       {"value"}, {"past_state", true},
-              {"decay", true}, {"beta", true}};
+  for (size_t i = 0; i < In::kCount; ++i) {
+    s.inputs.push_back({kInputNames[i], i >= In::kPastState});
+  }
   s.outputs = {{"output"}, {"present_state", true}};
-  s.attrs = {
-      AttrSpec{"chunk_size", AttrType::kInt, Attribute(int64_t{64}), false, {}},
-      AttrSpec{"kv_num_heads", AttrType::kInt, std::nullopt, true, {}},
-      AttrSpec{"q_num_heads", AttrType::kInt, std::nullopt, true, {}},
-      AttrSpec{"scale", AttrType::kFloat, Attribute(0.0f), false, {}},
-      AttrSpec{"update_rule",
-               AttrType::kString,
-               Attribute(std::string("gated_delta")),
-               false,
-               {"linear", "gated", "delta", "gated_delta"}},
-  };
+  s.attrs = LinearAttentionAttrs::specs();
   s.infer = infer_linear_attention;
   s.reference = run_linear_attention;
   register_or_die(registry, std::move(s));

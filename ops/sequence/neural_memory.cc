@@ -13,46 +13,40 @@
 namespace seqrt {
 namespace {
 
-constexpr const char* kInputNames[] = {"q",          "k",       "v",  "theta",
-                                       "eta",        "alpha",   "W1", "W2",
-                                       "past_state", "position"};
+constexpr const char* kInputNames[kNmCount] = {
+    "q",     "k",  "v",  "theta",      "eta",
+    "alpha", "W1", "W2", "past_state", "position"};
 
 std::string input_label(size_t i) {
   return std::string("input '") + kInputNames[i] + "'";
 }
 
-Status check_dtypes(const OpContext& ctx, const std::vector<DType>& dtypes) {
+Status check_dtypes(const Node& node, const std::vector<DType>& dtypes) {
   for (size_t i = kNmQ; i <= kNmPastState; ++i) {
-    if (i >= dtypes.size() || dtypes[i] == DType::kUndefined) continue;
-    SEQRT_RETURN_IF_ERROR(
-        check_input_dtype(ctx, input_label(i), dtypes[i], kFloatTypes));
+    if (i >= dtypes.size() || dtypes[i] == DType::kUndefined ||
+        kFloatTypes.contains(dtypes[i])) {
+      continue;
+    }
+    return node_error(node, "{} must be {}, got {}", input_label(i),
+                      kFloatTypes.to_string(), dtype_name(dtypes[i]));
   }
-  if (kNmPosition < dtypes.size() && dtypes[kNmPosition] != DType::kUndefined) {
-    SEQRT_RETURN_IF_ERROR(check_input_dtype(ctx, input_label(kNmPosition),
-                                            dtypes[kNmPosition],
-                                            DTypeSet{DType::kI64}));
+  if (kNmPosition < dtypes.size() && dtypes[kNmPosition] != DType::kUndefined &&
+      dtypes[kNmPosition] != DType::kI64) {
+    return node_error(node, "{} must be {}, got {}", input_label(kNmPosition),
+                      DTypeSet{DType::kI64}.to_string(),
+                      dtype_name(dtypes[kNmPosition]));
   }
   return Status::ok();
 }
 
-Status check_attributes(const OpContext& ctx) {
-  int64_t depth = ctx.attr_int("depth");
-  if (depth != 1 && depth != 2) {
-    return ctx.error("depth must be 1 or 2, got {}", depth);
-  }
-  int64_t chunk = ctx.attr_int("chunk_size");
-  if (chunk < 1) return ctx.error("chunk_size must be >= 1, got {}", chunk);
-  return Status::ok();
-}
-
-// Output shapes from whatever is known of q and W1 (symbolic dims pass).
 Status infer_neural_memory(InferContext& ctx) {
   std::vector<DType> dtypes;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     dtypes.push_back(ctx.has_input(i) ? ctx.input_dtype(i) : DType::kUndefined);
   }
-  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, dtypes));
-  SEQRT_RETURN_IF_ERROR(check_attributes(ctx));
+  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx.node(), dtypes));
+  SEQRT_ASSIGN_OR_RETURN(NeuralMemoryAttrs attrs,
+                         NeuralMemoryAttrs::from(ctx.node()));
   const std::optional<Shape>& q = ctx.input_shape(kNmQ);
   if (q.has_value() && q->rank() != 4) {
     return ctx.error("input 'q' must be (B,H,T,d), got {}", q->to_string());
@@ -61,15 +55,15 @@ Status infer_neural_memory(InferContext& ctx) {
   if (w1.has_value() && w1->rank() != 3) {
     return ctx.error("input 'W1' must be (H,d,m), got {}", w1->to_string());
   }
-  int64_t depth = ctx.attr_int("depth");
+  const int64_t depth = attrs.depth;
   if (depth == 2 && !ctx.has_input(kNmW2)) {
     return ctx.error("depth 2 needs input 'W2' (H,m,d)");
   }
   if (depth == 1 && ctx.has_input(kNmW2)) {
     return ctx.error("input 'W2' is only for depth 2; omit it for depth 1");
   }
-  ctx.set_output(0, ctx.input_dtype(kNmQ), q);
-  if (ctx.num_outputs() > 1) {
+  ctx.set_output(kNmY, ctx.input_dtype(kNmQ), q);
+  if (ctx.num_outputs() > kNmPresentState) {
     std::optional<Shape> state;
     if (q.has_value()) {
       Dim params;
@@ -78,58 +72,46 @@ Status infer_neural_memory(InferContext& ctx) {
       }
       state = Shape{(*q)[0], (*q)[1], params};
     }
-    ctx.set_output(1, neural_memory_state_dtype(ctx.input_dtype(kNmQ)), state);
+    ctx.set_output(kNmPresentState,
+                   neural_memory_state_dtype(ctx.input_dtype(kNmQ)), state);
   }
   return Status::ok();
 }
 
-Status check_dims(const KernelContext& ctx, size_t i,
+Status check_dims(const Node& node, const std::vector<int64_t>& dims, size_t i,
                   const std::vector<int64_t>& want, const std::string& form) {
-  const Tensor* tensor = ctx.input(i);
-  if (tensor->dims() != want) {
-    return ctx.error("{} must be {} = {}, got {}", input_label(i), form,
-                     dims_to_string(want), dims_to_string(tensor->dims()));
+  if (dims != want) {
+    return node_error(node, "{} must be {} = {}, got {}", input_label(i), form,
+                      dims_to_string(want), dims_to_string(dims));
   }
   return Status::ok();
 }
 
-Status check_shapes(const KernelContext& ctx, const NeuralMemoryDims& n) {
+Status check_shapes(const Node& node, const KernelInputTypes& types,
+                    const std::vector<std::vector<int64_t>>& dims,
+                    const NeuralMemoryDims& n) {
+  auto present = [&](size_t i) { return types.dtypes[i] != DType::kUndefined; };
   std::vector<int64_t> seq4 = {n.batch, n.heads, n.seq, n.d};
-  SEQRT_RETURN_IF_ERROR(check_dims(ctx, kNmK, seq4, "(B,H,T,d)"));
-  SEQRT_RETURN_IF_ERROR(check_dims(ctx, kNmV, seq4, "(B,H,T,d)"));
+  SEQRT_RETURN_IF_ERROR(check_dims(node, dims[kNmK], kNmK, seq4, "(B,H,T,d)"));
+  SEQRT_RETURN_IF_ERROR(check_dims(node, dims[kNmV], kNmV, seq4, "(B,H,T,d)"));
   for (size_t i : {kNmTheta, kNmEta, kNmAlpha}) {
     SEQRT_RETURN_IF_ERROR(
-        check_dims(ctx, i, {n.batch, n.heads, n.seq}, "(B,H,T)"));
+        check_dims(node, dims[i], i, {n.batch, n.heads, n.seq}, "(B,H,T)"));
   }
   if (n.depth == 2) {
     SEQRT_RETURN_IF_ERROR(
-        check_dims(ctx, kNmW2, {n.heads, n.m, n.d}, "(H,m,d)"));
+        check_dims(node, dims[kNmW2], kNmW2, {n.heads, n.m, n.d}, "(H,m,d)"));
   }
-  if (ctx.has_input(kNmPastState)) {
-    SEQRT_RETURN_IF_ERROR(check_dims(
-        ctx, kNmPastState, {n.batch, n.heads, 3 * n.params()}, "(B,H,3·P)"));
+  if (present(kNmPastState)) {
+    SEQRT_RETURN_IF_ERROR(check_dims(node, dims[kNmPastState], kNmPastState,
+                                     {n.batch, n.heads, 3 * n.params()},
+                                     "(B,H,3·P)"));
   }
-  if (ctx.has_input(kNmPosition)) {
-    const Tensor& position = *ctx.input(kNmPosition);
-    SEQRT_RETURN_IF_ERROR(check_dims(ctx, kNmPosition, {n.batch}, "(B)"));
-    for (int64_t b = 0; b < n.batch; ++b) {
-      if (position.element_i64(b) < 0) {
-        return ctx.error("input 'position' must be >= 0, got {} for batch {}",
-                         position.element_i64(b), b);
-      }
-    }
+  if (present(kNmPosition)) {
+    SEQRT_RETURN_IF_ERROR(
+        check_dims(node, dims[kNmPosition], kNmPosition, {n.batch}, "(B)"));
   }
   return Status::ok();
-}
-
-std::vector<double> to_f64(const Tensor* tensor) {
-  std::vector<double> out;
-  if (tensor == nullptr) return out;
-  out.resize(tensor->num_elements());
-  for (int64_t i = 0; i < tensor->num_elements(); ++i) {
-    out[i] = tensor->element_f64(i);
-  }
-  return out;
 }
 
 // One head's memory in fp64: forward, gradient at given weights.
@@ -261,48 +243,111 @@ DType neural_memory_state_dtype(DType q_dtype) {
   return q_dtype == DType::kF64 ? DType::kF64 : DType::kF32;
 }
 
-Result<NeuralMemoryDims> check_neural_memory(const KernelContext& ctx) {
-  std::vector<DType> dtypes;
-  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-    dtypes.push_back(ctx.has_input(i) ? ctx.input(i)->dtype()
-                                      : DType::kUndefined);
+Result<NeuralMemoryDims> check_neural_memory(const Node& node,
+                                             const KernelInputTypes& types) {
+  SEQRT_RETURN_IF_ERROR(check_dtypes(node, types.dtypes));
+  SEQRT_ASSIGN_OR_RETURN(NeuralMemoryAttrs attrs,
+                         NeuralMemoryAttrs::from(node));
+  SEQRT_RETURN_IF_ERROR(check_required_inputs(node, types, kInputNames, kNmW2));
+  std::vector<std::vector<int64_t>> dims(kNmCount);
+  for (size_t i = 0; i < kNmCount; ++i) {
+    SEQRT_ASSIGN_OR_RETURN(dims[i],
+                           fixed_input_dims(node, types, i, kInputNames[i]));
   }
-  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, dtypes));
-  SEQRT_RETURN_IF_ERROR(check_attributes(ctx));
-  const Tensor& q = *ctx.input(kNmQ);
-  if (q.rank() != 4) {
-    return ctx.error("input 'q' must be (B,H,T,d), got {}",
-                     dims_to_string(q.dims()));
+  const std::vector<int64_t>& q = dims[kNmQ];
+  if (q.size() != 4) {
+    return node_error(node, "input 'q' must be (B,H,T,d), got {}",
+                      dims_to_string(q));
   }
-  const Tensor& w1 = *ctx.input(kNmW1);
-  if (w1.rank() != 3 || w1.dim(0) != q.dim(1) || w1.dim(1) != q.dim(3)) {
-    return ctx.error("input 'W1' must be (H,d,m) = ({},{},m), got {}", q.dim(1),
-                     q.dim(3), dims_to_string(w1.dims()));
+  const std::vector<int64_t>& w1 = dims[kNmW1];
+  if (w1.size() != 3 || w1[0] != q[1] || w1[1] != q[3]) {
+    return node_error(node, "input 'W1' must be (H,d,m) = ({},{},m), got {}",
+                      q[1], q[3], dims_to_string(w1));
   }
   NeuralMemoryDims n;
-  n.batch = q.dim(0);
-  n.heads = q.dim(1);
-  n.seq = q.dim(2);
-  n.d = q.dim(3);
-  n.m = w1.dim(2);
-  n.depth = static_cast<int>(ctx.attr_int("depth"));
-  n.chunk = ctx.attr_int("chunk_size");
-  n.gelu = ctx.attr_string("activation") == "gelu";
-  n.retrieve_before = ctx.attr_string("retrieve") == "before_update";
+  n.batch = q[0];
+  n.heads = q[1];
+  n.seq = q[2];
+  n.d = q[3];
+  n.m = w1[2];
+  n.depth = static_cast<int>(attrs.depth);
+  n.chunk = attrs.chunk_size;
+  n.gelu = attrs.gelu;
+  n.retrieve_before = attrs.retrieve_before;
+  const bool has_w2 = types.dtypes[kNmW2] != DType::kUndefined;
   if (n.depth == 1) {
     if (n.m != n.d) {
-      return ctx.error("depth 1 needs m = d = {}, but W1 is {}", n.d,
-                       dims_to_string(w1.dims()));
+      return node_error(node, "depth 1 needs m = d = {}, but W1 is {}", n.d,
+                        dims_to_string(w1));
     }
-    if (ctx.has_input(kNmW2)) {
-      return ctx.error("input 'W2' is only for depth 2; omit it for depth 1");
+    if (has_w2) {
+      return node_error(node,
+                        "input 'W2' is only for depth 2; omit it for depth 1");
     }
-  } else if (!ctx.has_input(kNmW2)) {
-    return ctx.error("depth 2 needs input 'W2' (H,m,d) = ({},{},{})", n.heads,
-                     n.m, n.d);
+  } else if (!has_w2) {
+    return node_error(node, "depth 2 needs input 'W2' (H,m,d) = ({},{},{})",
+                      n.heads, n.m, n.d);
   }
-  SEQRT_RETURN_IF_ERROR(check_shapes(ctx, n));
+  SEQRT_RETURN_IF_ERROR(check_shapes(node, types, dims, n));
   return n;
+}
+
+Result<NeuralMemoryDims> check_neural_memory(const KernelContext& ctx) {
+  SEQRT_ASSIGN_OR_RETURN(
+      NeuralMemoryDims n,
+      check_neural_memory(ctx.node(), kernel_input_types(ctx, kNmCount)));
+  if (const Tensor* position = ctx.input(kNmPosition)) {
+    for (int64_t b = 0; b < n.batch; ++b) {
+      if (position->element_i64(b) < 0) {
+        return ctx.error("input 'position' must be >= 0, got {} for batch {}",
+                         position->element_i64(b), b);
+      }
+    }
+  }
+  return n;
+}
+
+Result<NeuralMemoryAttrs> NeuralMemoryAttrs::from(const Node& node) {
+  NeuralMemoryAttrs attrs;
+  if (const Attribute* a = node.attr(kDepthName)) attrs.depth = a->as_int();
+  if (const Attribute* a = node.attr(kActivationName)) {
+    attrs.gelu = a->as_string() == "gelu";
+  }
+  if (const Attribute* a = node.attr(kChunkSizeName)) {
+    attrs.chunk_size = a->as_int();
+  }
+  if (const Attribute* a = node.attr(kRetrieveName)) {
+    attrs.retrieve_before = a->as_string() == "before_update";
+  }
+  if (attrs.depth != 1 && attrs.depth != 2) {
+    return node_error(node, "depth must be 1 or 2, got {}", attrs.depth);
+  }
+  if (attrs.chunk_size < 1) {
+    return node_error(node, "chunk_size must be >= 1, got {}",
+                      attrs.chunk_size);
+  }
+  return attrs;
+}
+
+std::vector<AttrSpec> NeuralMemoryAttrs::specs() {
+  return {
+      AttrSpec{kDepthName, AttrType::kInt, Attribute(kDepthDefault), false, {}},
+      AttrSpec{kActivationName,
+               AttrType::kString,
+               Attribute(kActivationDefault),
+               false,
+               {"gelu", "silu"}},
+      AttrSpec{kChunkSizeName,
+               AttrType::kInt,
+               Attribute(kChunkSizeDefault),
+               false,
+               {}},
+      AttrSpec{kRetrieveName,
+               AttrType::kString,
+               Attribute(kRetrieveDefault),
+               false,
+               {"after_update", "before_update"}},
+  };
 }
 
 void register_neural_memory(OpRegistry& registry) {
@@ -310,31 +355,11 @@ void register_neural_memory(OpRegistry& registry) {
   s.domain = kSeqrtDomain;
   s.name = "NeuralMemory";
   s.doc = "Titans long-term memory: an MLP per head trained while reading";
-  s.inputs = {{"q"},
-              {"k"},
-              {"v"},
-              {"theta"},
-              {"eta"},
-              {"alpha"},
-              {"W1"},
-              {"W2", true},
-              {"past_state", true},
-              {"position", true}};
+  for (size_t i = 0; i < kNmCount; ++i) {
+    s.inputs.push_back({kInputNames[i], i >= kNmW2});
+  }
   s.outputs = {{"y"}, {"present_state", true}};
-  s.attrs = {
-      AttrSpec{"depth", AttrType::kInt, Attribute(2), false, {}},
-      AttrSpec{"activation",
-               AttrType::kString,
-               Attribute("gelu"),
-               false,
-               {"gelu", "silu"}},
-      AttrSpec{"chunk_size", AttrType::kInt, Attribute(1), false, {}},
-      AttrSpec{"retrieve",
-               AttrType::kString,
-               Attribute("after_update"),
-               false,
-               {"after_update", "before_update"}},
-  };
+  s.attrs = NeuralMemoryAttrs::specs();
   s.infer = infer_neural_memory;
   s.reference = run_neural_memory;
   register_or_die(registry, std::move(s));

@@ -1,12 +1,19 @@
-// seqrt::NeuralMemory (Titans long-term memory, OPS.md): what the reference
-// kernel and the backends' kernels share — the checked sizes of a call and
-// the activation functions with their derivatives.
+// The contract of seqrt::NeuralMemory (Titans long-term memory, OPS.md),
+// written once for the op and every backend: input/output indices,
+// attributes with their defaults (the schema is built from the same
+// constants), the check on dims and dtypes that returns the sizes of a
+// call, and the activation functions with their derivatives.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
-#include "ops/op_context.h"
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "ops/op_schema.h"
+#include "ops/sequence/scan_common.h"
 
 namespace seqrt {
 
@@ -21,7 +28,30 @@ enum NeuralMemoryInput : size_t {
   kNmW1,
   kNmW2,
   kNmPastState,
-  kNmPosition,
+  kNmPosition,  // optional, i64 (B)
+  kNmCount
+};
+enum NeuralMemoryOutput : size_t { kNmY = 0, kNmPresentState /* optional */ };
+
+struct NeuralMemoryAttrs {
+  static constexpr const char* kDepthName = "depth";
+  static constexpr const char* kActivationName = "activation";
+  static constexpr const char* kChunkSizeName = "chunk_size";
+  static constexpr const char* kRetrieveName = "retrieve";
+  static constexpr int64_t kDepthDefault = 2;
+  static constexpr const char* kActivationDefault = "gelu";  // or "silu"
+  static constexpr int64_t kChunkSizeDefault = 1;
+  static constexpr const char* kRetrieveDefault = "after_update";
+
+  int64_t depth = kDepthDefault;
+  bool gelu = true;  // else SiLU
+  int64_t chunk_size = kChunkSizeDefault;
+  bool retrieve_before = false;  // retrieve "before_update"
+
+  // depth other than 1 or 2, chunk_size < 1: an error naming the node.
+  static Result<NeuralMemoryAttrs> from(const Node& node);
+  // The schema's attributes, from the constants above.
+  static std::vector<AttrSpec> specs();
 };
 
 struct NeuralMemoryDims {
@@ -39,8 +69,11 @@ struct NeuralMemoryDims {
   int64_t params() const { return depth == 2 ? 2 * d * m : d * m; }
 };
 
-// Checks every input's dtype and shape and the attributes of a node about to
-// run, and returns the sizes. Position values (≥ 0) are checked too.
+// Checks concrete input dims and dtypes (NeuralMemoryInput order) and the
+// attributes, and returns the sizes; errors name the node.
+Result<NeuralMemoryDims> check_neural_memory(const Node& node,
+                                             const KernelInputTypes& types);
+// The same from a kernel's tensors, position values (>= 0) included.
 Result<NeuralMemoryDims> check_neural_memory(const KernelContext& ctx);
 
 // The dtype of present_state: f64 when q is f64 (so the fp64 reference keeps

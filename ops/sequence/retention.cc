@@ -14,38 +14,47 @@
 namespace seqrt {
 namespace {
 
-constexpr size_t kQ = 0, kK = 1, kV = 2, kPast = 3;
+using In = RetentionInput;
+using Out = RetentionOutput;
 
-Status check_dtypes(const OpContext& ctx, DType q, DType k, DType v,
-                    DType past) {
-  SEQRT_RETURN_IF_ERROR(check_input_dtype(ctx, "input 'Q'", q, kFloatTypes));
-  SEQRT_RETURN_IF_ERROR(check_same_dtype(ctx, "input 'Q'", q, "input 'K'", k));
-  SEQRT_RETURN_IF_ERROR(check_same_dtype(ctx, "input 'Q'", q, "input 'V'", v));
-  if (past != DType::kUndefined) {
-    SEQRT_RETURN_IF_ERROR(
-        check_input_dtype(ctx, "input 'past_state'", past, kFloatTypes));
+Status check_dtypes(const Node& node, DType q, DType k, DType v, DType past) {
+  if (!kFloatTypes.contains(q)) {
+    return node_error(node, "input 'Q' must be {}, got {}",
+                      kFloatTypes.to_string(), dtype_name(q));
+  }
+  for (auto [name, dtype] : {std::pair<const char*, DType>{"K", k}, {"V", v}}) {
+    if (dtype == q) continue;
+    return node_error(node,
+                      "input 'Q' and input '{}' must have the same dtype, got "
+                      "{} and {}",
+                      name, dtype_name(q), dtype_name(dtype));
+  }
+  if (past != DType::kUndefined && !kFloatTypes.contains(past)) {
+    return node_error(node, "input 'past_state' must be {}, got {}",
+                      kFloatTypes.to_string(), dtype_name(past));
   }
   return Status::ok();
 }
 
-Status check_gammas(const OpContext& ctx, int64_t heads,
-                    std::vector<double>& gammas) {
+Status check_gammas(const Node& node, const RetentionAttrs& attrs,
+                    int64_t heads, std::vector<double>& gammas) {
   gammas.clear();
-  if (!ctx.has_attr("gammas")) {
+  if (!attrs.gammas.has_value()) {
     for (int64_t h = 0; h < heads; ++h) {
       gammas.push_back(default_retention_gamma(h));
     }
     return Status::ok();
   }
-  const std::vector<float>& given = ctx.attr_floats("gammas");
+  const std::vector<float>& given = *attrs.gammas;
   if (static_cast<int64_t>(given.size()) != heads) {
-    return ctx.error("gammas must have one value per head (H = {}), got {}",
-                     heads, given.size());
+    return node_error(node,
+                      "gammas must have one value per head (H = {}), got {}",
+                      heads, given.size());
   }
   for (float gamma : given) {
     // γ > 1 would grow the state without bound; NaN is never a decay.
     if (!(gamma >= 0.0f && gamma <= 1.0f)) {
-      return ctx.error("gammas must lie in [0, 1], got {}", gamma);
+      return node_error(node, "gammas must lie in [0, 1], got {}", gamma);
     }
     gammas.push_back(gamma);
   }
@@ -53,18 +62,19 @@ Status check_gammas(const OpContext& ctx, int64_t heads,
 }
 
 Status infer_retention(InferContext& ctx) {
-  SEQRT_RETURN_IF_ERROR(check_dtypes(
-      ctx, ctx.input_dtype(kQ), ctx.input_dtype(kK), ctx.input_dtype(kV),
-      ctx.has_input(kPast) ? ctx.input_dtype(kPast) : DType::kUndefined));
-  for (size_t i : {kQ, kK, kV}) {
+  const KernelInputTypes types = infer_input_types(ctx, In::kCount);
+  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx.node(), types.dtypes[In::kQ],
+                                     types.dtypes[In::kK], types.dtypes[In::kV],
+                                     types.dtypes[In::kPastState]));
+  for (size_t i : {In::kQ, In::kK, In::kV}) {
     const std::optional<Shape>& s = ctx.input_shape(i);
     if (s && s->rank() != 4) {
       return ctx.error("input {} must have rank 4 (B,H,T,d), got {}", i,
                        s->to_string());
     }
   }
-  const std::optional<Shape>& q = ctx.input_shape(kQ);
-  const std::optional<Shape>& v = ctx.input_shape(kV);
+  const std::optional<Shape>& q = ctx.input_shape(In::kQ);
+  const std::optional<Shape>& v = ctx.input_shape(In::kV);
   Dim batch, heads, seq, dk, dv;
   if (q) {
     batch = (*q)[0];
@@ -73,16 +83,17 @@ Status infer_retention(InferContext& ctx) {
     dk = (*q)[3];
   }
   if (v) dv = (*v)[3];
-  if (heads.is_fixed() && ctx.has_attr("gammas") &&
-      static_cast<int64_t>(ctx.attr_floats("gammas").size()) != heads.value()) {
+  const RetentionAttrs attrs = RetentionAttrs::from(ctx.node());
+  if (heads.is_fixed() && attrs.gammas.has_value() &&
+      static_cast<int64_t>(attrs.gammas->size()) != heads.value()) {
     return ctx.error("gammas must have one value per head (H = {}), got {}",
-                     heads.value(), ctx.attr_floats("gammas").size());
+                     heads.value(), attrs.gammas->size());
   }
-  ctx.set_output(0, ctx.input_dtype(kQ), Shape({batch, heads, seq, dv}));
-  if (ctx.num_outputs() > 1) {
-    DType state =
-        ctx.has_input(kPast) ? ctx.input_dtype(kPast) : ctx.input_dtype(kQ);
-    ctx.set_output(1, state, Shape({batch, heads, dk, dv}));
+  ctx.set_output(Out::kY, types.dtypes[In::kQ], Shape({batch, heads, seq, dv}));
+  if (ctx.num_outputs() > Out::kPresentState) {
+    DType state = ctx.has_input(In::kPastState) ? types.dtypes[In::kPastState]
+                                                : types.dtypes[In::kQ];
+    ctx.set_output(Out::kPresentState, state, Shape({batch, heads, dk, dv}));
   }
   return Status::ok();
 }
@@ -116,18 +127,16 @@ void recur_one_head(const RetentionProblem& p, int64_t bh, const Tensor& q,
 }
 
 Status run_retention(KernelContext& ctx) {
-  const Tensor* past = ctx.input(kPast);
-  SEQRT_ASSIGN_OR_RETURN(RetentionProblem p,
-                         check_retention(ctx, *ctx.input(kQ), *ctx.input(kK),
-                                         *ctx.input(kV), past));
-  SEQRT_ASSIGN_OR_RETURN(Tensor * y,
-                         ctx.allocate_output(0, ctx.input(kQ)->dtype(),
-                                             {p.batch, p.heads, p.seq, p.dv}));
+  const Tensor* past = ctx.input(In::kPastState);
+  SEQRT_ASSIGN_OR_RETURN(RetentionProblem p, check_retention(ctx));
+  SEQRT_ASSIGN_OR_RETURN(
+      Tensor * y, ctx.allocate_output(Out::kY, ctx.input(In::kQ)->dtype(),
+                                      {p.batch, p.heads, p.seq, p.dv}));
   Tensor* present = nullptr;
-  if (ctx.num_outputs() > 1) {
+  if (ctx.num_outputs() > Out::kPresentState) {
     SEQRT_ASSIGN_OR_RETURN(
-        present,
-        ctx.allocate_output(1, p.state_dtype, {p.batch, p.heads, p.dk, p.dv}));
+        present, ctx.allocate_output(Out::kPresentState, p.state_dtype,
+                                     {p.batch, p.heads, p.dk, p.dv}));
   }
   const int64_t state_size = p.dk * p.dv;
   std::vector<double> S(state_size);
@@ -135,8 +144,8 @@ Status run_retention(KernelContext& ctx) {
     for (int64_t i = 0; i < state_size; ++i) {
       S[i] = past ? past->element_f64(bh * state_size + i) : 0.0;
     }
-    recur_one_head(p, bh, *ctx.input(kQ), *ctx.input(kK), *ctx.input(kV), *y,
-                   S);
+    recur_one_head(p, bh, *ctx.input(In::kQ), *ctx.input(In::kK),
+                   *ctx.input(In::kV), *y, S);
     if (present) {
       for (int64_t i = 0; i < state_size; ++i) {
         present->set_element_f64(bh * state_size + i, S[i]);
@@ -152,58 +161,97 @@ double default_retention_gamma(int64_t head) {
   return 1.0 - std::ldexp(1.0, static_cast<int>(-5 - head));
 }
 
-Result<RetentionProblem> check_retention(const OpContext& ctx, const Tensor& q,
-                                         const Tensor& k, const Tensor& v,
-                                         const Tensor* past_state) {
-  SEQRT_RETURN_IF_ERROR(
-      check_dtypes(ctx, q.dtype(), k.dtype(), v.dtype(),
-                   past_state ? past_state->dtype() : DType::kUndefined));
-  if (q.rank() != 4) {
-    return ctx.error("input 'Q' must be (B,H,T,dk), got {}",
-                     dims_to_string(q.dims()));
+Result<RetentionProblem> check_retention(const Node& node,
+                                         const KernelInputTypes& types) {
+  SEQRT_RETURN_IF_ERROR(check_dtypes(node, types.dtypes[In::kQ],
+                                     types.dtypes[In::kK], types.dtypes[In::kV],
+                                     types.dtypes[In::kPastState]));
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> q,
+                         fixed_input_dims(node, types, In::kQ, "Q"));
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> k,
+                         fixed_input_dims(node, types, In::kK, "K"));
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> v,
+                         fixed_input_dims(node, types, In::kV, "V"));
+  SEQRT_ASSIGN_OR_RETURN(
+      std::vector<int64_t> past,
+      fixed_input_dims(node, types, In::kPastState, "past_state"));
+  if (q.size() != 4) {
+    return node_error(node, "input 'Q' must be (B,H,T,dk), got {}",
+                      dims_to_string(q));
   }
   RetentionProblem p;
-  p.batch = q.dim(0);
-  p.heads = q.dim(1);
-  p.seq = q.dim(2);
-  p.dk = q.dim(3);
-  if (k.dims() != q.dims()) {
-    return ctx.error("input 'K' must be (B,H,T,dk) = {} like Q, got {}",
-                     dims_to_string(q.dims()), dims_to_string(k.dims()));
+  p.batch = q[0];
+  p.heads = q[1];
+  p.seq = q[2];
+  p.dk = q[3];
+  if (k != q) {
+    return node_error(node, "input 'K' must be (B,H,T,dk) = {} like Q, got {}",
+                      dims_to_string(q), dims_to_string(k));
   }
-  if (v.rank() != 4 || v.dim(0) != p.batch || v.dim(1) != p.heads ||
-      v.dim(2) != p.seq) {
-    return ctx.error("input 'V' must be (B,H,T,dv) = ({},{},{},dv), got {}",
-                     p.batch, p.heads, p.seq, dims_to_string(v.dims()));
+  if (v.size() != 4 || v[0] != p.batch || v[1] != p.heads || v[2] != p.seq) {
+    return node_error(node,
+                      "input 'V' must be (B,H,T,dv) = ({},{},{},dv), got {}",
+                      p.batch, p.heads, p.seq, dims_to_string(v));
   }
-  p.dv = v.dim(3);
+  p.dv = v[3];
   if (p.dk == 0 || p.dv == 0) {
-    return ctx.error("dk and dv must be positive, got dk={} dv={}", p.dk, p.dv);
+    return node_error(node, "dk and dv must be positive, got dk={} dv={}", p.dk,
+                      p.dv);
   }
-  if (past_state) {
+  const bool has_past = types.dtypes[In::kPastState] != DType::kUndefined;
+  if (has_past) {
     std::vector<int64_t> want = {p.batch, p.heads, p.dk, p.dv};
-    if (past_state->dims() != want) {
-      return ctx.error("input 'past_state' must be (B,H,dk,dv) = {}, got {}",
-                       dims_to_string(want),
-                       dims_to_string(past_state->dims()));
+    if (past != want) {
+      return node_error(node,
+                        "input 'past_state' must be (B,H,dk,dv) = {}, got {}",
+                        dims_to_string(want), dims_to_string(past));
     }
   }
-  SEQRT_RETURN_IF_ERROR(check_gammas(ctx, p.heads, p.gammas));
-  if (ctx.has_attr("scale")) {
-    float scale = ctx.attr_float("scale");
-    if (!std::isfinite(scale)) {
-      return ctx.error("scale must be finite, got {}", scale);
+  const RetentionAttrs attrs = RetentionAttrs::from(node);
+  SEQRT_RETURN_IF_ERROR(check_gammas(node, attrs, p.heads, p.gammas));
+  if (attrs.scale.has_value()) {
+    if (!std::isfinite(*attrs.scale)) {
+      return node_error(node, "scale must be finite, got {}", *attrs.scale);
     }
-    p.scale = scale;
+    p.scale = *attrs.scale;
   } else {
     p.scale = 1.0 / std::sqrt(static_cast<double>(p.dk));
   }
-  p.chunk_size = ctx.attr_int("chunk_size");
+  p.chunk_size = attrs.chunk_size;
   if (p.chunk_size <= 0) {
-    return ctx.error("chunk_size must be positive, got {}", p.chunk_size);
+    return node_error(node, "chunk_size must be positive, got {}",
+                      p.chunk_size);
   }
-  p.state_dtype = past_state ? past_state->dtype() : q.dtype();
+  p.state_dtype =
+      has_past ? types.dtypes[In::kPastState] : types.dtypes[In::kQ];
   return p;
+}
+
+Result<RetentionProblem> check_retention(const KernelContext& ctx) {
+  return check_retention(ctx.node(), kernel_input_types(ctx, In::kCount));
+}
+
+RetentionAttrs RetentionAttrs::from(const Node& node) {
+  RetentionAttrs attrs;
+  if (const Attribute* a = node.attr(kGammasName))
+    attrs.gammas = a->as_floats();
+  if (const Attribute* a = node.attr(kScaleName)) attrs.scale = a->as_float();
+  if (const Attribute* a = node.attr(kChunkSizeName)) {
+    attrs.chunk_size = a->as_int();
+  }
+  return attrs;
+}
+
+std::vector<AttrSpec> RetentionAttrs::specs() {
+  return {
+      AttrSpec{kGammasName, AttrType::kFloats, std::nullopt, false, {}},
+      AttrSpec{kScaleName, AttrType::kFloat, std::nullopt, false, {}},
+      AttrSpec{kChunkSizeName,
+               AttrType::kInt,
+               Attribute(kChunkSizeDefault),
+               false,
+               {}},
+  };
 }
 
 void register_retention(OpRegistry& registry) {
@@ -213,11 +261,7 @@ void register_retention(OpRegistry& registry) {
   s.doc = "RetNet multi-scale retention: decayed linear attention per head";
   s.inputs = {{"Q"}, {"K"}, {"V"}, {"past_state", true}};
   s.outputs = {{"Y"}, {"present_state", true}};
-  s.attrs = {
-      AttrSpec{"gammas", AttrType::kFloats, std::nullopt, false, {}},
-      AttrSpec{"scale", AttrType::kFloat, std::nullopt, false, {}},
-      AttrSpec{"chunk_size", AttrType::kInt, Attribute(int64_t{64}), false, {}},
-  };
+  s.attrs = RetentionAttrs::specs();
   s.infer = infer_retention;
   s.reference = run_retention;
   register_or_die(registry, std::move(s));

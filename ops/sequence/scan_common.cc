@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ops/type_support.h"
+
 namespace seqrt {
 namespace {
 
@@ -17,13 +19,13 @@ Status DimBinder::expect(const std::string& what,
                          const std::vector<std::string>& names) {
   if (!shape.has_value()) return Status::ok();
   if (shape->rank() != names.size()) {
-    return ctx_.error("{} must be ({}), rank {}, got {}", what,
+    return node_error(node_, "{} must be ({}), rank {}, got {}", what,
                       fmt::join(names, ","), names.size(), shape->to_string());
   }
   for (size_t i = 0; i < names.size(); ++i) {
     auto it = dims_.find(names[i]);
     if (it != dims_.end() && conflict(it->second, (*shape)[i])) {
-      return ctx_.error("{} must be ({}) = {}, got {}", what,
+      return node_error(node_, "{} must be ({}) = {}, got {}", what,
                         fmt::join(names, ","), expected(*shape, names),
                         shape->to_string());
     }
@@ -66,11 +68,12 @@ Status DimBinder::expect_multiple(const std::string& name,
                                   const std::string& divisor_name) const {
   int64_t value = size(name);
   int64_t divisor = size(divisor_name);
-  if (divisor == 0) return ctx_.error("{} must be at least 1", divisor_name);
+  if (divisor == 0)
+    return node_error(node_, "{} must be at least 1", divisor_name);
   if (value < 0 || divisor < 0) return Status::ok();
   if (value % divisor != 0) {
-    return ctx_.error("{} = {} must be a multiple of {} = {}", name, value,
-                      divisor_name, divisor);
+    return node_error(node_, "{} = {} must be a multiple of {} = {}", name,
+                      value, divisor_name, divisor);
   }
   return Status::ok();
 }
@@ -88,6 +91,64 @@ KernelInputTypes kernel_input_types(const KernelContext& ctx, size_t count) {
     types.dtypes.push_back(tensor ? tensor->dtype() : DType::kUndefined);
   }
   return types;
+}
+
+KernelInputTypes infer_input_types(const InferContext& ctx, size_t count) {
+  KernelInputTypes types;
+  for (size_t i = 0; i < count; ++i) {
+    const bool present = ctx.has_input(i);
+    types.shapes.push_back(present ? ctx.input_shape(i) : std::nullopt);
+    types.dtypes.push_back(present ? ctx.input_dtype(i) : DType::kUndefined);
+  }
+  return types;
+}
+
+KernelInputTypes dims_input_types(const std::vector<std::vector<int64_t>>& dims,
+                                  const std::vector<DType>& dtypes,
+                                  size_t count) {
+  KernelInputTypes types;
+  for (size_t i = 0; i < count; ++i) {
+    const bool present =
+        i < dtypes.size() && i < dims.size() && dtypes[i] != DType::kUndefined;
+    types.shapes.push_back(present
+                               ? std::optional<Shape>(Shape::from_dims(dims[i]))
+                               : std::nullopt);
+    types.dtypes.push_back(present ? dtypes[i] : DType::kUndefined);
+  }
+  return types;
+}
+
+Result<std::vector<int64_t>> fixed_input_dims(const Node& node,
+                                              const KernelInputTypes& types,
+                                              size_t i, const char* name) {
+  const std::optional<Shape>& shape = types.shapes[i];
+  if (!shape.has_value()) return std::vector<int64_t>{};
+  if (!shape->is_fixed()) {
+    return node_error(node, "input '{}' needs known dims, got {}", name,
+                      shape->to_string());
+  }
+  return shape->fixed_dims();
+}
+
+Status check_required_inputs(const Node& node, const KernelInputTypes& types,
+                             const char* const* names, size_t required) {
+  for (size_t i = 0; i < required; ++i) {
+    if (i >= types.dtypes.size() || types.dtypes[i] == DType::kUndefined) {
+      return node_error(node, "input '{}' is required", names[i]);
+    }
+  }
+  return Status::ok();
+}
+
+Status check_float_inputs(const Node& node, const KernelInputTypes& types,
+                          const char* const* names) {
+  for (size_t i = 0; i < types.dtypes.size(); ++i) {
+    const DType dtype = types.dtypes[i];
+    if (dtype == DType::kUndefined || kFloatTypes.contains(dtype)) continue;
+    return node_error(node, "input '{}' must be {}, got {}", names[i],
+                      kFloatTypes.to_string(), dtype_name(dtype));
+  }
+  return Status::ok();
 }
 
 std::vector<double> to_f64(const Tensor* tensor) {

@@ -1,7 +1,9 @@
-// Pieces shared by the state-space ops (SelectiveScan, SSD,
-// CausalConvWithState) and their CPU kernels: the Mamba softplus, and one
-// shape check that both inference (symbolic dims) and kernels (concrete
-// dims) use, so the two can never disagree on what a valid node is.
+// Pieces shared by the sequence ops' contracts (selective_scan.h, ssd.h,
+// ...) and their kernels: the Mamba softplus, and the dim binder and input
+// types that one check per op takes, so inference (symbolic dims), the
+// reference and CPU kernels (tensors), the Vulkan recorder and the CUDA
+// launcher and planner (concrete dims) can never disagree on what a valid
+// node is.
 #pragma once
 
 #include <cmath>
@@ -31,7 +33,9 @@ inline float mamba_softplus(float x) {
 // size replaces a symbol so outputs get the most precise shape.
 class DimBinder {
  public:
-  explicit DimBinder(const OpContext& ctx) : ctx_(ctx) {}
+  // Errors are prefixed with the node's label: "[SSD] node 'x': ...".
+  explicit DimBinder(const Node& node) : node_(node) {}
+  explicit DimBinder(const OpContext& ctx) : node_(ctx.node()) {}
 
   // Checks `shape` (absent: rank unknown, nothing to check) against the
   // dims `names` and binds them; the error names `what` and the expected
@@ -54,7 +58,7 @@ class DimBinder {
   std::string expected(const Shape& got,
                        const std::vector<std::string>& names) const;
 
-  const OpContext& ctx_;
+  const Node& node_;
   std::map<std::string, Dim> dims_;
 };
 
@@ -62,13 +66,45 @@ class DimBinder {
 // optional input is omitted).
 std::optional<Shape> shape_of(const Tensor* tensor);
 
-// Shapes and dtypes of a kernel's first `count` inputs, in the form the
-// shared checks take (nullopt / kUndefined for omitted inputs).
+// Shapes and dtypes of a node's first `count` inputs, in the form the
+// shared checks take (nullopt / kUndefined for omitted inputs), whoever
+// has them: inference, a kernel's tensors, or a backend's planned dims.
 struct KernelInputTypes {
   std::vector<std::optional<Shape>> shapes;
   std::vector<DType> dtypes;
 };
 KernelInputTypes kernel_input_types(const KernelContext& ctx, size_t count);
+KernelInputTypes infer_input_types(const InferContext& ctx, size_t count);
+// From planned dims; an input whose dtype is kUndefined is omitted.
+KernelInputTypes dims_input_types(const std::vector<std::vector<int64_t>>& dims,
+                                  const std::vector<DType>& dtypes,
+                                  size_t count);
+
+// The error of a contract check about `node`, prefixed like OpContext's.
+template <typename... Args>
+Status node_error(const Node& node, fmt::format_string<Args...> format,
+                  Args&&... args) {
+  return Status(
+      StatusCode::kInvalidArgument,
+      node.label() + ": " + fmt::format(format, std::forward<Args>(args)...));
+}
+
+// The concrete dims of input i (empty when omitted), or an error naming
+// input `name` when a shape is not fixed (checks that need sizes).
+Result<std::vector<int64_t>> fixed_input_dims(const Node& node,
+                                              const KernelInputTypes& types,
+                                              size_t i, const char* name);
+
+// The first `required` inputs are present: "input 'dt' is required". The
+// graph's check does this before inference; backends that record from
+// dims call the op's check, which calls this.
+Status check_required_inputs(const Node& node, const KernelInputTypes& types,
+                             const char* const* names, size_t required);
+
+// Every present input is a float type; the error names the input by
+// `names[i]`: "input 'u' must be {f16,bf16,f32,f64}, got i32".
+Status check_float_inputs(const Node& node, const KernelInputTypes& types,
+                          const char* const* names);
 
 // Dtype of a present_state output: past_state's when given, else f32
 // (OPS.md: state stays fp32).
@@ -81,25 +117,5 @@ inline DType state_dtype(DType past_dtype) {
 std::vector<double> to_f64(const Tensor* tensor);
 // Stores `values` into `out` converted to its dtype.
 void store_f64(const std::vector<double>& values, Tensor& out);
-
-// Sizes of a validated node, from its concrete inputs; the CPU kernels
-// call these before touching any data, the reference kernels likewise.
-struct SelectiveScanDims {
-  int64_t batch, channels, length, state, groups;
-};
-// Inputs u, delta, A, Bm, Cm, Dskip?, z?, delta_bias?, past_state?.
-Result<SelectiveScanDims> check_selective_scan(const KernelContext& ctx);
-
-struct SsdDims {
-  int64_t batch, length, heads, head_dim, groups, state;
-};
-// Inputs x, dt, A, Bm, Cm, D?, z?, dt_bias?, past_state?.
-Result<SsdDims> check_ssd(const KernelContext& ctx);
-
-struct CausalConvDims {
-  int64_t batch, channels, length, kernel;
-};
-// Inputs input, weight, bias?, past_state?.
-Result<CausalConvDims> check_causal_conv(const KernelContext& ctx);
 
 }  // namespace seqrt

@@ -3,59 +3,51 @@
 // (A by zero-order hold, B by Euler) so real checkpoints load unchanged.
 #include <cmath>
 
+#include "ops/sequence/selective_scan.h"
+
 #include "ops/registry.h"
-#include "ops/sequence/scan_common.h"
-#include "ops/type_support.h"
 
 namespace seqrt {
 namespace {
 
-enum Input { kU, kDelta, kA, kB, kC, kDskip, kZ, kDeltaBias, kPastState };
+using In = SelectiveScanInput;
 
-const char* const kInputNames[] = {
+const char* const kInputNames[In::kCount] = {
     "u", "delta", "A", "Bm", "Cm", "Dskip", "z", "delta_bias", "past_state"};
 
-Status check_shapes(DimBinder& dims,
-                    const std::vector<std::optional<Shape>>& shapes) {
+// Binds B, D, L, N, G; inference reads its output shapes from `dims`.
+Status bind_selective_scan(const Node& node, const KernelInputTypes& types,
+                           DimBinder& dims) {
+  SEQRT_RETURN_IF_ERROR(check_float_inputs(node, types, kInputNames));
+  const std::vector<std::optional<Shape>>& shapes = types.shapes;
   // Sizes come from the activations first, so a wrong parameter is the
   // one reported: "A must be (D,N) = (64,16), got (64,8)".
-  SEQRT_RETURN_IF_ERROR(dims.expect("u", shapes[kU], {"B", "D", "L"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("delta", shapes[kDelta], {"B", "D", "L"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("Bm", shapes[kB], {"B", "G", "N", "L"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("Cm", shapes[kC], {"B", "G", "N", "L"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("z", shapes[kZ], {"B", "D", "L"}));
+  SEQRT_RETURN_IF_ERROR(dims.expect("u", shapes[In::kU], {"B", "D", "L"}));
   SEQRT_RETURN_IF_ERROR(
-      dims.expect("past_state", shapes[kPastState], {"B", "D", "N"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("A", shapes[kA], {"D", "N"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("Dskip", shapes[kDskip], {"D"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("delta_bias", shapes[kDeltaBias], {"D"}));
+      dims.expect("delta", shapes[In::kDelta], {"B", "D", "L"}));
+  SEQRT_RETURN_IF_ERROR(
+      dims.expect("Bm", shapes[In::kBm], {"B", "G", "N", "L"}));
+  SEQRT_RETURN_IF_ERROR(
+      dims.expect("Cm", shapes[In::kCm], {"B", "G", "N", "L"}));
+  SEQRT_RETURN_IF_ERROR(dims.expect("z", shapes[In::kZ], {"B", "D", "L"}));
+  SEQRT_RETURN_IF_ERROR(
+      dims.expect("past_state", shapes[In::kPastState], {"B", "D", "N"}));
+  SEQRT_RETURN_IF_ERROR(dims.expect("A", shapes[In::kA], {"D", "N"}));
+  SEQRT_RETURN_IF_ERROR(dims.expect("Dskip", shapes[In::kDskip], {"D"}));
+  SEQRT_RETURN_IF_ERROR(
+      dims.expect("delta_bias", shapes[In::kDeltaBias], {"D"}));
   return dims.expect_multiple("D", "G");
 }
 
-Status check_dtypes(const OpContext& ctx, const std::vector<DType>& dtypes) {
-  for (size_t i = 0; i < dtypes.size(); ++i) {
-    if (dtypes[i] == DType::kUndefined) continue;
-    SEQRT_RETURN_IF_ERROR(
-        check_input_dtype(ctx, fmt::format("input '{}'", kInputNames[i]),
-                          dtypes[i], kFloatTypes));
-  }
-  return Status::ok();
-}
-
 Status infer_selective_scan(InferContext& ctx) {
-  std::vector<std::optional<Shape>> shapes;
-  std::vector<DType> dtypes;
-  for (size_t i = 0; i <= kPastState; ++i) {
-    bool present = ctx.has_input(i);
-    shapes.push_back(present ? ctx.input_shape(i) : std::nullopt);
-    dtypes.push_back(present ? ctx.input_dtype(i) : DType::kUndefined);
-  }
-  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, dtypes));
-  DimBinder dims(ctx);
-  SEQRT_RETURN_IF_ERROR(check_shapes(dims, shapes));
-  ctx.set_output(0, dtypes[kU], dims.shape({"B", "D", "L"}));
-  if (ctx.num_outputs() > 1) {
-    ctx.set_output(1, state_dtype(dtypes[kPastState]),
+  const KernelInputTypes types = infer_input_types(ctx, In::kCount);
+  DimBinder dims(ctx.node());
+  SEQRT_RETURN_IF_ERROR(bind_selective_scan(ctx.node(), types, dims));
+  ctx.set_output(SelectiveScanOutput::kY, types.dtypes[In::kU],
+                 dims.shape({"B", "D", "L"}));
+  if (ctx.num_outputs() > SelectiveScanOutput::kPresentState) {
+    ctx.set_output(SelectiveScanOutput::kPresentState,
+                   state_dtype(types.dtypes[In::kPastState]),
                    dims.shape({"B", "D", "N"}));
   }
   return Status::ok();
@@ -96,32 +88,35 @@ void scan_channel(const ScanInputs& in, const SelectiveScanDims& s,
 
 Status run_selective_scan(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(SelectiveScanDims s, check_selective_scan(ctx));
-  ScanInputs in{to_f64(ctx.input(kU)),        to_f64(ctx.input(kDelta)),
-                to_f64(ctx.input(kA)),        to_f64(ctx.input(kB)),
-                to_f64(ctx.input(kC)),        to_f64(ctx.input(kDskip)),
-                to_f64(ctx.input(kZ)),        to_f64(ctx.input(kDeltaBias)),
-                to_f64(ctx.input(kPastState))};
+  ScanInputs in{
+      to_f64(ctx.input(In::kU)),        to_f64(ctx.input(In::kDelta)),
+      to_f64(ctx.input(In::kA)),        to_f64(ctx.input(In::kBm)),
+      to_f64(ctx.input(In::kCm)),       to_f64(ctx.input(In::kDskip)),
+      to_f64(ctx.input(In::kZ)),        to_f64(ctx.input(In::kDeltaBias)),
+      to_f64(ctx.input(In::kPastState))};
   if (in.state.empty()) {
     in.state.assign(static_cast<size_t>(s.batch * s.channels * s.state), 0.0);
   }
   std::vector<double> y(in.u.size());
-  const bool softplus = ctx.attr_int("delta_softplus") != 0;
+  const bool softplus = SelectiveScanAttrs::from(ctx.node()).delta_softplus;
   for (int64_t b = 0; b < s.batch; ++b) {
     for (int64_t d = 0; d < s.channels; ++d) {
       double* h = in.state.data() + (b * s.channels + d) * s.state;
       scan_channel(in, s, softplus, b, d, h, y);
     }
   }
-  const Tensor& u = *ctx.input(kU);
-  SEQRT_ASSIGN_OR_RETURN(Tensor * y_out,
-                         ctx.allocate_output(0, u.dtype(), u.dims()));
+  const Tensor& u = *ctx.input(In::kU);
+  SEQRT_ASSIGN_OR_RETURN(
+      Tensor * y_out,
+      ctx.allocate_output(SelectiveScanOutput::kY, u.dtype(), u.dims()));
   store_f64(y, *y_out);
-  if (ctx.num_outputs() > 1) {
-    const Tensor* past = ctx.input(kPastState);
+  if (ctx.num_outputs() > SelectiveScanOutput::kPresentState) {
+    const Tensor* past = ctx.input(In::kPastState);
     SEQRT_ASSIGN_OR_RETURN(
         Tensor * state_out,
         ctx.allocate_output(
-            1, state_dtype(past ? past->dtype() : DType::kUndefined),
+            SelectiveScanOutput::kPresentState,
+            state_dtype(past ? past->dtype() : DType::kUndefined),
             {s.batch, s.channels, s.state}));
     store_f64(in.state, *state_out);
   }
@@ -130,13 +125,34 @@ Status run_selective_scan(KernelContext& ctx) {
 
 }  // namespace
 
-Result<SelectiveScanDims> check_selective_scan(const KernelContext& ctx) {
-  KernelInputTypes types = kernel_input_types(ctx, kPastState + 1);
-  SEQRT_RETURN_IF_ERROR(check_dtypes(ctx, types.dtypes));
-  DimBinder dims(ctx);
-  SEQRT_RETURN_IF_ERROR(check_shapes(dims, types.shapes));
+Result<SelectiveScanDims> check_selective_scan(const Node& node,
+                                               const KernelInputTypes& types) {
+  SEQRT_RETURN_IF_ERROR(
+      check_required_inputs(node, types, kInputNames, In::kDskip));
+  DimBinder dims(node);
+  SEQRT_RETURN_IF_ERROR(bind_selective_scan(node, types, dims));
   return SelectiveScanDims{dims.size("B"), dims.size("D"), dims.size("L"),
                            dims.size("N"), dims.size("G")};
+}
+
+Result<SelectiveScanDims> check_selective_scan(const KernelContext& ctx) {
+  return check_selective_scan(ctx.node(), kernel_input_types(ctx, In::kCount));
+}
+
+SelectiveScanAttrs SelectiveScanAttrs::from(const Node& node) {
+  SelectiveScanAttrs attrs;
+  if (const Attribute* a = node.attr(kDeltaSoftplusName)) {
+    attrs.delta_softplus = a->as_int() != 0;
+  }
+  return attrs;
+}
+
+std::vector<AttrSpec> SelectiveScanAttrs::specs() {
+  return {AttrSpec{kDeltaSoftplusName,
+                   AttrType::kInt,
+                   Attribute(kDeltaSoftplusDefault),
+                   false,
+                   {}}};
 }
 
 void register_selective_scan(OpRegistry& registry) {
@@ -144,20 +160,11 @@ void register_selective_scan(OpRegistry& registry) {
   s.domain = kSeqrtDomain;
   s.name = "SelectiveScan";
   s.doc = "Mamba-1 selective scan: h = exp(ΔA)·h + ΔB·u, y = C·h + D·u";
-  s.inputs = {{"u"},
-              {"delta"},
-              {"A"},
-              {"Bm"},
-              {"Cm"},
-              {"Dskip", true},
-              {"z", true},
-              {"delta_bias", true},
-              {"past_state", true}};
+  for (size_t i = 0; i < In::kCount; ++i) {
+    s.inputs.push_back({kInputNames[i], i >= In::kDskip});
+  }
   s.outputs = {{"y"}, {"present_state", true}};
-  s.attrs = {
-      AttrSpec{
-          "delta_softplus", AttrType::kInt, Attribute(int64_t{1}), false, {}},
-  };
+  s.attrs = SelectiveScanAttrs::specs();
   s.infer = infer_selective_scan;
   s.reference = run_selective_scan;
   register_or_die(registry, std::move(s));

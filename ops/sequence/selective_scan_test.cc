@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/sequence/scan_test_util.h"
+#include "ops/sequence/selective_scan.h"
 
 namespace seqrt {
 namespace {
@@ -207,6 +208,54 @@ TEST(SelectiveScan, InferenceWithSymbolicDims) {
                            info(DType::kF32, bgnl), info(DType::kF32, bgnl)})
           .status(),
       {"A must be (D,N) = (8,16), got (8,4)"});
+}
+
+// The contract's check works on dims alone, as the Vulkan recorder and the
+// CUDA planner call it: sizes by name, errors naming the node.
+TEST(SelectiveScan, ContractChecksDimsWithoutTensors) {
+  Node node;
+  node.op = "SelectiveScan";
+  node.domain = kSeqrtDomain;
+  node.name = "scan";
+  using In = SelectiveScanInput;
+  std::vector<std::vector<int64_t>> dims = {
+      {1, 4, 5}, {1, 4, 5}, {4, 3}, {1, 2, 3, 5}, {1, 2, 3, 5}};
+  std::vector<DType> dtypes(dims.size(), DType::kF32);
+  auto s =
+      check_selective_scan(node, dims_input_types(dims, dtypes, In::kCount));
+  ASSERT_TRUE(s.is_ok()) << s.status().to_string();
+  EXPECT_EQ(s->batch, 1);
+  EXPECT_EQ(s->channels, 4);
+  EXPECT_EQ(s->length, 5);
+  EXPECT_EQ(s->state, 3);
+  EXPECT_EQ(s->groups, 2);
+
+  dims[In::kA] = {4, 2};
+  EXPECT_EQ(
+      check_selective_scan(node, dims_input_types(dims, dtypes, In::kCount))
+          .status()
+          .message(),
+      "[SelectiveScan] node 'scan': A must be (D,N) = (4,3), got (4,2)");
+  dims[In::kA] = {4, 3};
+  dtypes[In::kCm] = DType::kUndefined;
+  expect_error(
+      check_selective_scan(node, dims_input_types(dims, dtypes, In::kCount))
+          .status(),
+      {"[SelectiveScan] node 'scan'", "input 'Cm' is required"});
+  dtypes[In::kCm] = DType::kI32;
+  expect_error(
+      check_selective_scan(node, dims_input_types(dims, dtypes, In::kCount))
+          .status(),
+      {"input 'Cm' must be"});
+}
+
+TEST(SelectiveScan, AttrsFallBackToTheSchemaDefault) {
+  Node node;
+  node.op = "SelectiveScan";
+  EXPECT_EQ(SelectiveScanAttrs::from(node).delta_softplus,
+            SelectiveScanAttrs::kDeltaSoftplusDefault != 0);
+  node.attrs["delta_softplus"] = Attribute(int64_t{0});
+  EXPECT_FALSE(SelectiveScanAttrs::from(node).delta_softplus);
 }
 
 }  // namespace

@@ -1,70 +1,50 @@
 // seqrt::SSD (Mamba-2 state-space duality, OPS.md): per head a scalar decay
 // exp(Δ·A_h) of a P×N state. The reference is the recurrent form, token by
 // token; the chunked form is a backend's business and must equal it.
+#include "ops/sequence/ssd.h"
+
 #include <cmath>
-#include <limits>
 
 #include "ops/registry.h"
-#include "ops/sequence/scan_common.h"
-#include "ops/type_support.h"
 
 namespace seqrt {
 namespace {
 
-enum Input { kX, kDt, kA, kB, kC, kD, kZ, kDtBias, kPastState };
+using In = SsdInput;
 
-const char* const kInputNames[] = {"x", "dt", "A",       "Bm",        "Cm",
-                                   "D", "z",  "dt_bias", "past_state"};
+const char* const kInputNames[In::kCount] = {
+    "x", "dt", "A", "Bm", "Cm", "D", "z", "dt_bias", "past_state"};
 
-Status check_shapes(DimBinder& dims,
-                    const std::vector<std::optional<Shape>>& shapes) {
-  SEQRT_RETURN_IF_ERROR(dims.expect("x", shapes[kX], {"B", "L", "H", "P"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("dt", shapes[kDt], {"B", "L", "H"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("A", shapes[kA], {"H"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("Bm", shapes[kB], {"B", "L", "G", "N"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("Cm", shapes[kC], {"B", "L", "G", "N"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("D", shapes[kD], {"H"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("z", shapes[kZ], {"B", "L", "H", "P"}));
-  SEQRT_RETURN_IF_ERROR(dims.expect("dt_bias", shapes[kDtBias], {"H"}));
+// Binds B, L, H, P, G, N; inference reads its output shapes from `dims`.
+Status bind_ssd(const Node& node, const KernelInputTypes& types,
+                DimBinder& dims) {
+  SEQRT_RETURN_IF_ERROR(check_float_inputs(node, types, kInputNames));
+  const std::vector<std::optional<Shape>>& shapes = types.shapes;
+  SEQRT_RETURN_IF_ERROR(dims.expect("x", shapes[In::kX], {"B", "L", "H", "P"}));
+  SEQRT_RETURN_IF_ERROR(dims.expect("dt", shapes[In::kDt], {"B", "L", "H"}));
+  SEQRT_RETURN_IF_ERROR(dims.expect("A", shapes[In::kA], {"H"}));
   SEQRT_RETURN_IF_ERROR(
-      dims.expect("past_state", shapes[kPastState], {"B", "H", "P", "N"}));
+      dims.expect("Bm", shapes[In::kBm], {"B", "L", "G", "N"}));
+  SEQRT_RETURN_IF_ERROR(
+      dims.expect("Cm", shapes[In::kCm], {"B", "L", "G", "N"}));
+  SEQRT_RETURN_IF_ERROR(dims.expect("D", shapes[In::kD], {"H"}));
+  SEQRT_RETURN_IF_ERROR(dims.expect("z", shapes[In::kZ], {"B", "L", "H", "P"}));
+  SEQRT_RETURN_IF_ERROR(dims.expect("dt_bias", shapes[In::kDtBias], {"H"}));
+  SEQRT_RETURN_IF_ERROR(
+      dims.expect("past_state", shapes[In::kPastState], {"B", "H", "P", "N"}));
   return dims.expect_multiple("H", "G");
 }
 
-Status check_attrs_and_dtypes(const OpContext& ctx,
-                              const std::vector<DType>& dtypes) {
-  for (size_t i = 0; i < dtypes.size(); ++i) {
-    if (dtypes[i] == DType::kUndefined) continue;
-    SEQRT_RETURN_IF_ERROR(
-        check_input_dtype(ctx, fmt::format("input '{}'", kInputNames[i]),
-                          dtypes[i], kFloatTypes));
-  }
-  if (ctx.attr_int("chunk_size") < 1) {
-    return ctx.error("chunk_size must be at least 1, got {}",
-                     ctx.attr_int("chunk_size"));
-  }
-  const float dt_min = ctx.attr_float("dt_min");
-  const float dt_max = ctx.attr_float("dt_max");
-  if (std::isnan(dt_min) || std::isnan(dt_max) || dt_min > dt_max) {
-    return ctx.error("dt_min ({}) must not exceed dt_max ({})", dt_min, dt_max);
-  }
-  return Status::ok();
-}
-
 Status infer_ssd(InferContext& ctx) {
-  std::vector<std::optional<Shape>> shapes;
-  std::vector<DType> dtypes;
-  for (size_t i = 0; i <= kPastState; ++i) {
-    bool present = ctx.has_input(i);
-    shapes.push_back(present ? ctx.input_shape(i) : std::nullopt);
-    dtypes.push_back(present ? ctx.input_dtype(i) : DType::kUndefined);
-  }
-  SEQRT_RETURN_IF_ERROR(check_attrs_and_dtypes(ctx, dtypes));
-  DimBinder dims(ctx);
-  SEQRT_RETURN_IF_ERROR(check_shapes(dims, shapes));
-  ctx.set_output(0, dtypes[kX], dims.shape({"B", "L", "H", "P"}));
-  if (ctx.num_outputs() > 1) {
-    ctx.set_output(1, state_dtype(dtypes[kPastState]),
+  SEQRT_RETURN_IF_ERROR(SsdAttrs::from(ctx.node()).status());
+  const KernelInputTypes types = infer_input_types(ctx, In::kCount);
+  DimBinder dims(ctx.node());
+  SEQRT_RETURN_IF_ERROR(bind_ssd(ctx.node(), types, dims));
+  ctx.set_output(SsdOutput::kY, types.dtypes[In::kX],
+                 dims.shape({"B", "L", "H", "P"}));
+  if (ctx.num_outputs() > SsdOutput::kPresentState) {
+    ctx.set_output(SsdOutput::kPresentState,
+                   state_dtype(types.dtypes[In::kPastState]),
                    dims.shape({"B", "H", "P", "N"}));
   }
   return Status::ok();
@@ -115,18 +95,18 @@ void scan_head(const SsdInputs& in, const SsdDims& dims, const StepRule& rule,
 
 Status run_ssd(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(SsdDims dims, check_ssd(ctx));
-  SsdInputs in{to_f64(ctx.input(kX)),        to_f64(ctx.input(kDt)),
-               to_f64(ctx.input(kA)),        to_f64(ctx.input(kB)),
-               to_f64(ctx.input(kC)),        to_f64(ctx.input(kD)),
-               to_f64(ctx.input(kZ)),        to_f64(ctx.input(kDtBias)),
-               to_f64(ctx.input(kPastState))};
+  SEQRT_ASSIGN_OR_RETURN(SsdAttrs attrs, SsdAttrs::from(ctx.node()));
+  SsdInputs in{to_f64(ctx.input(In::kX)),        to_f64(ctx.input(In::kDt)),
+               to_f64(ctx.input(In::kA)),        to_f64(ctx.input(In::kBm)),
+               to_f64(ctx.input(In::kCm)),       to_f64(ctx.input(In::kD)),
+               to_f64(ctx.input(In::kZ)),        to_f64(ctx.input(In::kDtBias)),
+               to_f64(ctx.input(In::kPastState))};
   const int64_t state_size = dims.head_dim * dims.state;
   if (in.state.empty()) {
     in.state.assign(static_cast<size_t>(dims.batch * dims.heads * state_size),
                     0.0);
   }
-  StepRule rule{ctx.attr_int("dt_softplus") != 0, ctx.attr_float("dt_min"),
-                ctx.attr_float("dt_max")};
+  StepRule rule{attrs.dt_softplus, attrs.dt_min, attrs.dt_max};
   std::vector<double> y(in.x.size());
   for (int64_t b = 0; b < dims.batch; ++b) {
     for (int64_t h = 0; h < dims.heads; ++h) {
@@ -134,16 +114,17 @@ Status run_ssd(KernelContext& ctx) {
       scan_head(in, dims, rule, b, h, s, y);
     }
   }
-  const Tensor& x = *ctx.input(kX);
-  SEQRT_ASSIGN_OR_RETURN(Tensor * y_out,
-                         ctx.allocate_output(0, x.dtype(), x.dims()));
+  const Tensor& x = *ctx.input(In::kX);
+  SEQRT_ASSIGN_OR_RETURN(
+      Tensor * y_out, ctx.allocate_output(SsdOutput::kY, x.dtype(), x.dims()));
   store_f64(y, *y_out);
-  if (ctx.num_outputs() > 1) {
-    const Tensor* past = ctx.input(kPastState);
+  if (ctx.num_outputs() > SsdOutput::kPresentState) {
+    const Tensor* past = ctx.input(In::kPastState);
     SEQRT_ASSIGN_OR_RETURN(
         Tensor * state_out,
         ctx.allocate_output(
-            1, state_dtype(past ? past->dtype() : DType::kUndefined),
+            SsdOutput::kPresentState,
+            state_dtype(past ? past->dtype() : DType::kUndefined),
             {dims.batch, dims.heads, dims.head_dim, dims.state}));
     store_f64(in.state, *state_out);
   }
@@ -152,13 +133,59 @@ Status run_ssd(KernelContext& ctx) {
 
 }  // namespace
 
-Result<SsdDims> check_ssd(const KernelContext& ctx) {
-  KernelInputTypes types = kernel_input_types(ctx, kPastState + 1);
-  SEQRT_RETURN_IF_ERROR(check_attrs_and_dtypes(ctx, types.dtypes));
-  DimBinder dims(ctx);
-  SEQRT_RETURN_IF_ERROR(check_shapes(dims, types.shapes));
+Result<SsdDims> check_ssd(const Node& node, const KernelInputTypes& types) {
+  SEQRT_RETURN_IF_ERROR(
+      check_required_inputs(node, types, kInputNames, In::kD));
+  DimBinder dims(node);
+  SEQRT_RETURN_IF_ERROR(bind_ssd(node, types, dims));
   return SsdDims{dims.size("B"), dims.size("L"), dims.size("H"),
                  dims.size("P"), dims.size("G"), dims.size("N")};
+}
+
+Result<SsdDims> check_ssd(const KernelContext& ctx) {
+  SEQRT_RETURN_IF_ERROR(SsdAttrs::from(ctx.node()).status());
+  return check_ssd(ctx.node(), kernel_input_types(ctx, In::kCount));
+}
+
+Result<SsdAttrs> SsdAttrs::from(const Node& node) {
+  SsdAttrs attrs;
+  if (const Attribute* a = node.attr(kDtSoftplusName)) {
+    attrs.dt_softplus = a->as_int() != 0;
+  }
+  if (const Attribute* a = node.attr(kDtMinName)) attrs.dt_min = a->as_float();
+  if (const Attribute* a = node.attr(kDtMaxName)) attrs.dt_max = a->as_float();
+  if (const Attribute* a = node.attr(kChunkSizeName)) {
+    attrs.chunk_size = a->as_int();
+  }
+  if (attrs.chunk_size < 1) {
+    return node_error(node, "chunk_size must be at least 1, got {}",
+                      attrs.chunk_size);
+  }
+  if (std::isnan(attrs.dt_min) || std::isnan(attrs.dt_max) ||
+      attrs.dt_min > attrs.dt_max) {
+    return node_error(node, "dt_min ({}) must not exceed dt_max ({})",
+                      attrs.dt_min, attrs.dt_max);
+  }
+  return attrs;
+}
+
+std::vector<AttrSpec> SsdAttrs::specs() {
+  return {
+      AttrSpec{kDtSoftplusName,
+               AttrType::kInt,
+               Attribute(kDtSoftplusDefault),
+               false,
+               {}},
+      AttrSpec{
+          kDtMinName, AttrType::kFloat, Attribute(kDtMinDefault), false, {}},
+      AttrSpec{
+          kDtMaxName, AttrType::kFloat, Attribute(kDtMaxDefault), false, {}},
+      AttrSpec{kChunkSizeName,
+               AttrType::kInt,
+               Attribute(kChunkSizeDefault),
+               false,
+               {}},
+  };
 }
 
 void register_ssd(OpRegistry& registry) {
@@ -166,27 +193,11 @@ void register_ssd(OpRegistry& registry) {
   s.domain = kSeqrtDomain;
   s.name = "SSD";
   s.doc = "Mamba-2 scan: h = exp(Δ·A_h)·h + Δ·x⊗B, y = h·C + D·x";
-  s.inputs = {{"x"},
-              {"dt"},
-              {"A"},
-              {"Bm"},
-              {"Cm"},
-              {"D", true},
-              {"z", true},
-              {"dt_bias", true},
-              {"past_state", true}};
+  for (size_t i = 0; i < In::kCount; ++i) {
+    s.inputs.push_back({kInputNames[i], i >= In::kD});
+  }
   s.outputs = {{"y"}, {"present_state", true}};
-  s.attrs = {
-      AttrSpec{"dt_softplus", AttrType::kInt, Attribute(int64_t{1}), false, {}},
-      AttrSpec{"dt_min", AttrType::kFloat, Attribute(0.0f), false, {}},
-      AttrSpec{"dt_max",
-               AttrType::kFloat,
-               Attribute(std::numeric_limits<float>::infinity()),
-               false,
-               {}},
-      AttrSpec{
-          "chunk_size", AttrType::kInt, Attribute(int64_t{256}), false, {}},
-  };
+  s.attrs = SsdAttrs::specs();
   s.infer = infer_ssd;
   s.reference = run_ssd;
   register_or_die(registry, std::move(s));

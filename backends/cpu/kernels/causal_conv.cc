@@ -10,12 +10,12 @@
 #include "backends/cpu/kernels/float_support.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/vec.h"
-#include "ops/sequence/scan_common.h"
+#include "ops/sequence/causal_conv_with_state.h"
 
 namespace seqrt::cpu {
 namespace {
 
-enum Input { kInput, kWeight, kBias, kPastState };
+using In = CausalConvInput;
 
 // Rows (batch × channel) per task.
 constexpr int64_t kRowBlock = 32;
@@ -76,17 +76,20 @@ void sequence_row(const ConvArgs& a, int64_t row, std::vector<float>& ext) {
 
 Status run_causal_conv(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(CausalConvDims dims, check_causal_conv(ctx));
-  const DType dtype = ctx.input(kInput)->dtype();
-  SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(*ctx.input(kInput)));
-  SEQRT_ASSIGN_OR_RETURN(Tensor w, load_f32(*ctx.input(kWeight)));
+  SEQRT_ASSIGN_OR_RETURN(CausalConvAttrs attrs,
+                         CausalConvAttrs::from(ctx.node()));
+  const DType dtype = ctx.input(In::kInput)->dtype();
+  SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(*ctx.input(In::kInput)));
+  SEQRT_ASSIGN_OR_RETURN(Tensor w, load_f32(*ctx.input(In::kWeight)));
   Tensor bias, past;
-  if (ctx.input(kBias)) {
-    SEQRT_ASSIGN_OR_RETURN(bias, load_f32(*ctx.input(kBias)));
+  if (ctx.input(In::kBias)) {
+    SEQRT_ASSIGN_OR_RETURN(bias, load_f32(*ctx.input(In::kBias)));
   }
-  if (ctx.input(kPastState)) {
-    SEQRT_ASSIGN_OR_RETURN(past, load_f32(*ctx.input(kPastState)));
+  if (ctx.input(In::kPastState)) {
+    SEQRT_ASSIGN_OR_RETURN(past, load_f32(*ctx.input(In::kPastState)));
   }
-  SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, dtype, x.dims()));
+  SEQRT_ASSIGN_OR_RETURN(
+      Tensor y, f32_output(ctx, CausalConvOutput::kOutput, dtype, x.dims()));
   SEQRT_ASSIGN_OR_RETURN(
       Tensor state, Tensor::allocate(DType::kF32, {dims.batch, dims.channels,
                                                    dims.kernel - 1}));
@@ -99,7 +102,7 @@ Status run_causal_conv(KernelContext& ctx) {
                 dims.channels,
                 dims.length,
                 dims.kernel,
-                ctx.attr_string("activation") != "none"};
+                attrs.silu};
   const int64_t rows = dims.batch * dims.channels;
   const int64_t tasks = (rows + kRowBlock - 1) / kRowBlock;
   const bool step = dims.length <= kStepTokens && dims.kernel <= 63;
@@ -113,9 +116,11 @@ Status run_causal_conv(KernelContext& ctx) {
     std::vector<float> ext(static_cast<size_t>(dims.kernel - 1 + dims.length));
     for (int64_t row = begin; row < end; ++row) sequence_row(args, row, ext);
   });
-  SEQRT_RETURN_IF_ERROR(set_output_as(ctx, 0, y, dtype));
-  if (ctx.num_outputs() > 1) {
-    SEQRT_RETURN_IF_ERROR(set_output_as(ctx, 1, state, dtype));
+  SEQRT_RETURN_IF_ERROR(
+      set_output_as(ctx, CausalConvOutput::kOutput, y, dtype));
+  if (ctx.num_outputs() > CausalConvOutput::kPresentState) {
+    SEQRT_RETURN_IF_ERROR(
+        set_output_as(ctx, CausalConvOutput::kPresentState, state, dtype));
   }
   return Status::ok();
 }

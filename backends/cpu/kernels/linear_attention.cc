@@ -18,8 +18,8 @@
 namespace seqrt::cpu {
 namespace {
 
-constexpr size_t kQuery = 0, kKey = 1, kValue = 2, kPast = 3, kDecay = 4,
-                 kBeta = 5;
+using In = LinearAttentionInput;
+using Out = LinearAttentionOutput;
 
 // A decay of −inf (forget everything) as a finite log: e^(−1e4) is 0.
 constexpr double kMinLogDecay = -1.0e4;
@@ -224,11 +224,7 @@ ScanForm choose_linear_attention_form(const LinearAttentionProblem& p) {
 
 Status run_linear_attention_cpu(KernelContext& ctx,
                                 std::optional<ScanForm> forced) {
-  SEQRT_ASSIGN_OR_RETURN(
-      LinearAttentionProblem p,
-      check_linear_attention(ctx, ctx.input(kQuery), ctx.input(kKey),
-                             ctx.input(kValue), ctx.input(kPast),
-                             ctx.input(kDecay), ctx.input(kBeta)));
+  SEQRT_ASSIGN_OR_RETURN(LinearAttentionProblem p, check_linear_attention(ctx));
   ScanForm form = forced ? *forced : choose_linear_attention_form(p);
   if (form != ScanForm::kRecurrent && !has_chunked_form(p)) {
     return ctx.unsupported_error(
@@ -237,23 +233,24 @@ Status run_linear_attention_cpu(KernelContext& ctx,
   }
   const bool use_decay = rule_uses_decay(p.rule);
   const bool use_beta = rule_uses_beta(p.rule);
-  SEQRT_ASSIGN_OR_RETURN(Tensor q, load_f32(*ctx.input(kQuery)));
-  SEQRT_ASSIGN_OR_RETURN(Tensor k, load_f32(*ctx.input(kKey)));
-  SEQRT_ASSIGN_OR_RETURN(Tensor v, load_f32(*ctx.input(kValue)));
+  SEQRT_ASSIGN_OR_RETURN(Tensor q, load_f32(*ctx.input(In::kQuery)));
+  SEQRT_ASSIGN_OR_RETURN(Tensor k, load_f32(*ctx.input(In::kKey)));
+  SEQRT_ASSIGN_OR_RETURN(Tensor v, load_f32(*ctx.input(In::kValue)));
   Tensor decay, beta;
   if (use_decay) {
-    SEQRT_ASSIGN_OR_RETURN(decay, load_f32(*ctx.input(kDecay)));
+    SEQRT_ASSIGN_OR_RETURN(decay, load_f32(*ctx.input(In::kDecay)));
   }
   if (use_beta) {
-    SEQRT_ASSIGN_OR_RETURN(beta, load_f32(*ctx.input(kBeta)));
+    SEQRT_ASSIGN_OR_RETURN(beta, load_f32(*ctx.input(In::kBeta)));
   }
-  SEQRT_ASSIGN_OR_RETURN(F32Output out,
-                         F32Output::begin(ctx, 0, ctx.input(kQuery)->dtype(),
-                                          {p.batch, p.seq, p.q_heads * p.dv}));
+  SEQRT_ASSIGN_OR_RETURN(
+      F32Output out,
+      F32Output::begin(ctx, Out::kOutput, ctx.input(In::kQuery)->dtype(),
+                       {p.batch, p.seq, p.q_heads * p.dv}));
   SEQRT_ASSIGN_OR_RETURN(
       Tensor states,
       Tensor::allocate(DType::kF32, {p.batch, p.kv_heads, p.dk, p.dv}));
-  if (const Tensor* past = ctx.input(kPast)) {
+  if (const Tensor* past = ctx.input(In::kPastState)) {
     SEQRT_ASSIGN_OR_RETURN(Tensor past_f32, load_f32(*past));
     std::copy_n(past_f32.data_as<float>(), past_f32.num_elements(),
                 states.mutable_data_as<float>());
@@ -279,9 +276,9 @@ Status run_linear_attention_cpu(KernelContext& ctx,
     }
   });
   SEQRT_RETURN_IF_ERROR(out.finish(ctx));
-  if (ctx.num_outputs() > 1) {
+  if (ctx.num_outputs() > Out::kPresentState) {
     SEQRT_ASSIGN_OR_RETURN(Tensor present, store_as(states, p.state_dtype));
-    ctx.set_output(1, std::move(present));
+    ctx.set_output(Out::kPresentState, std::move(present));
   }
   return Status::ok();
 }

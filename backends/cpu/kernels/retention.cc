@@ -16,7 +16,8 @@
 namespace seqrt::cpu {
 namespace {
 
-constexpr size_t kQ = 0, kK = 1, kV = 2, kPast = 3;
+using In = RetentionInput;
+using Out = RetentionOutput;
 
 struct HeadData {
   const float* q;
@@ -69,16 +70,14 @@ Status run_retention_kernel(KernelContext& ctx) {
 }  // namespace
 
 Status run_retention_cpu(KernelContext& ctx, std::optional<ScanForm> forced) {
-  const Tensor* past = ctx.input(kPast);
-  SEQRT_ASSIGN_OR_RETURN(RetentionProblem p,
-                         check_retention(ctx, *ctx.input(kQ), *ctx.input(kK),
-                                         *ctx.input(kV), past));
-  SEQRT_ASSIGN_OR_RETURN(Tensor q, load_f32(*ctx.input(kQ)));
-  SEQRT_ASSIGN_OR_RETURN(Tensor k, load_f32(*ctx.input(kK)));
-  SEQRT_ASSIGN_OR_RETURN(Tensor v, load_f32(*ctx.input(kV)));
-  SEQRT_ASSIGN_OR_RETURN(F32Output y,
-                         F32Output::begin(ctx, 0, ctx.input(kQ)->dtype(),
-                                          {p.batch, p.heads, p.seq, p.dv}));
+  const Tensor* past = ctx.input(In::kPastState);
+  SEQRT_ASSIGN_OR_RETURN(RetentionProblem p, check_retention(ctx));
+  SEQRT_ASSIGN_OR_RETURN(Tensor q, load_f32(*ctx.input(In::kQ)));
+  SEQRT_ASSIGN_OR_RETURN(Tensor k, load_f32(*ctx.input(In::kK)));
+  SEQRT_ASSIGN_OR_RETURN(Tensor v, load_f32(*ctx.input(In::kV)));
+  SEQRT_ASSIGN_OR_RETURN(
+      F32Output y, F32Output::begin(ctx, Out::kY, ctx.input(In::kQ)->dtype(),
+                                    {p.batch, p.heads, p.seq, p.dv}));
   const int64_t state_size = p.dk * p.dv;
   SEQRT_ASSIGN_OR_RETURN(
       Tensor states,
@@ -109,9 +108,9 @@ Status run_retention_cpu(KernelContext& ctx, std::optional<ScanForm> forced) {
     }
   });
   SEQRT_RETURN_IF_ERROR(y.finish(ctx));
-  if (ctx.num_outputs() > 1) {
+  if (ctx.num_outputs() > Out::kPresentState) {
     SEQRT_ASSIGN_OR_RETURN(Tensor present, store_as(states, p.state_dtype));
-    ctx.set_output(1, std::move(present));
+    ctx.set_output(Out::kPresentState, std::move(present));
   }
   return Status::ok();
 }

@@ -19,12 +19,12 @@
 #include "backends/cpu/kernels/float_support.h"
 #include "backends/cpu/kernels/scan_simd.h"
 #include "backends/cpu/parallel.h"
-#include "ops/sequence/scan_common.h"
+#include "ops/sequence/selective_scan.h"
 
 namespace seqrt::cpu {
 namespace {
 
-enum Input { kU, kDelta, kA, kB, kC, kDskip, kZ, kDeltaBias, kPastState };
+using In = SelectiveScanInput;
 
 // Steps per stretch: Δ, Δ·u, u and y of a stretch (4 × 128 × lanes floats,
 // 16 KiB with 8 lanes) and the decays of one pass stay in L1.
@@ -48,9 +48,17 @@ Result<Tensor> load_optional(const Tensor* tensor) {
 
 Result<Loaded> load_inputs(const KernelContext& ctx) {
   Loaded in;
-  Tensor* slots[] = {&in.u,     &in.delta, &in.a,    &in.b,   &in.c,
-                     &in.dskip, &in.z,     &in.bias, &in.past};
-  for (size_t i = 0; i <= kPastState; ++i) {
+  Tensor* slots[In::kCount];
+  slots[In::kU] = &in.u;
+  slots[In::kDelta] = &in.delta;
+  slots[In::kA] = &in.a;
+  slots[In::kBm] = &in.b;
+  slots[In::kCm] = &in.c;
+  slots[In::kDskip] = &in.dskip;
+  slots[In::kZ] = &in.z;
+  slots[In::kDeltaBias] = &in.bias;
+  slots[In::kPastState] = &in.past;
+  for (size_t i = 0; i < In::kCount; ++i) {
     SEQRT_ASSIGN_OR_RETURN(*slots[i], load_optional(ctx.input(i)));
   }
   return in;
@@ -182,8 +190,9 @@ void scan_block(const ScanInputs& in, BlockScratch& w, int64_t b, int64_t d0,
 Status run_selective_scan(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(SelectiveScanDims s, check_selective_scan(ctx));
   SEQRT_ASSIGN_OR_RETURN(Loaded in, load_inputs(ctx));
-  SEQRT_ASSIGN_OR_RETURN(
-      Tensor y, f32_output(ctx, 0, ctx.input(kU)->dtype(), in.u.dims()));
+  SEQRT_ASSIGN_OR_RETURN(Tensor y,
+                         f32_output(ctx, SelectiveScanOutput::kY,
+                                    ctx.input(In::kU)->dtype(), in.u.dims()));
   SEQRT_ASSIGN_OR_RETURN(
       Tensor state,
       Tensor::allocate(DType::kF32, {s.batch, s.channels, s.state}));
@@ -199,7 +208,7 @@ Status run_selective_scan(KernelContext& ctx) {
                           data_or_null(in.past),
                           bt.data(),
                           ct.data(),
-                          ctx.attr_int("delta_softplus") != 0,
+                          SelectiveScanAttrs::from(ctx.node()).delta_softplus,
                           y.mutable_data_as<float>(),
                           state.mutable_data_as<float>()};
 
@@ -225,11 +234,12 @@ Status run_selective_scan(KernelContext& ctx) {
     }
   });
 
-  SEQRT_RETURN_IF_ERROR(set_output_as(ctx, 0, y, ctx.input(kU)->dtype()));
-  if (ctx.num_outputs() > 1) {
-    const Tensor* past_in = ctx.input(kPastState);
+  SEQRT_RETURN_IF_ERROR(set_output_as(ctx, SelectiveScanOutput::kY, y,
+                                      ctx.input(In::kU)->dtype()));
+  if (ctx.num_outputs() > SelectiveScanOutput::kPresentState) {
+    const Tensor* past_in = ctx.input(In::kPastState);
     SEQRT_RETURN_IF_ERROR(set_output_as(
-        ctx, 1, state,
+        ctx, SelectiveScanOutput::kPresentState, state,
         state_dtype(past_in ? past_in->dtype() : DType::kUndefined)));
   }
   return Status::ok();

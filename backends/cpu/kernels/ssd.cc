@@ -21,7 +21,7 @@
 namespace seqrt::cpu {
 namespace {
 
-enum Input { kX, kDt, kA, kB, kC, kD, kZ, kDtBias, kPastState };
+using In = SsdInput;
 
 // State updates (p × n × step) per task at least; see selective_scan.cc.
 constexpr int64_t kMinTaskWork = int64_t{1} << 18;
@@ -224,12 +224,14 @@ void skip_and_gate_tokens(const SsdCall& call, const float* d_skip,
 
 Status run_ssd(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(SsdDims dims, check_ssd(ctx));
-  Tensor in[kPastState + 1];
-  for (size_t i = 0; i <= kPastState; ++i) {
+  SEQRT_ASSIGN_OR_RETURN(SsdAttrs attrs, SsdAttrs::from(ctx.node()));
+  Tensor in[In::kCount];
+  for (size_t i = 0; i < In::kCount; ++i) {
     SEQRT_ASSIGN_OR_RETURN(in[i], load_optional(ctx.input(i)));
   }
   SEQRT_ASSIGN_OR_RETURN(
-      Tensor y, f32_output(ctx, 0, ctx.input(kX)->dtype(), in[kX].dims()));
+      Tensor y, f32_output(ctx, SsdOutput::kY, ctx.input(In::kX)->dtype(),
+                           in[In::kX].dims()));
   SEQRT_ASSIGN_OR_RETURN(
       Tensor state, Tensor::allocate(DType::kF32, {dims.batch, dims.heads,
                                                    dims.head_dim, dims.state}));
@@ -240,37 +242,41 @@ Status run_ssd(KernelContext& ctx) {
   const int64_t bc_rows = dims.batch * dims.length * dims.groups;
   std::vector<float> b_pad, c_pad;
   if (padded_n != dims.state) {
-    b_pad = pad_rows(in[kB].data_as<float>(), bc_rows, dims.state, padded_n);
-    c_pad = pad_rows(in[kC].data_as<float>(), bc_rows, dims.state, padded_n);
+    b_pad =
+        pad_rows(in[In::kBm].data_as<float>(), bc_rows, dims.state, padded_n);
+    c_pad =
+        pad_rows(in[In::kCm].data_as<float>(), bc_rows, dims.state, padded_n);
   }
-  const StepRule rule{ctx.attr_int("dt_softplus") != 0,
-                      ctx.attr_float("dt_min"), ctx.attr_float("dt_max")};
-  const std::vector<float> dt = step_sizes(dims, in[kDt].data_as<float>(),
-                                           data_or_null(in[kDtBias]), rule);
+  const StepRule rule{attrs.dt_softplus, attrs.dt_min, attrs.dt_max};
+  const std::vector<float> dt = step_sizes(dims, in[In::kDt].data_as<float>(),
+                                           data_or_null(in[In::kDtBias]), rule);
   float* states = state.mutable_data_as<float>();
-  if (const float* past = data_or_null(in[kPastState])) {
+  if (const float* past = data_or_null(in[In::kPastState])) {
     std::copy_n(past, state.num_elements(), states);
   }
-  const SsdCall call{dims,
-                     ssd_chunk_length(dims, ctx.attr_int("chunk_size")),
-                     in[kX].data_as<float>(),
-                     in[kA].data_as<float>(),
-                     in[kB].data_as<float>(),
-                     in[kC].data_as<float>(),
-                     b_pad.empty() ? in[kB].data_as<float>() : b_pad.data(),
-                     c_pad.empty() ? in[kC].data_as<float>() : c_pad.data(),
-                     padded_n,
-                     dt.data(),
-                     y.mutable_data_as<float>(),
-                     states};
+  const SsdCall call{
+      dims,
+      ssd_chunk_length(dims, attrs.chunk_size),
+      in[In::kX].data_as<float>(),
+      in[In::kA].data_as<float>(),
+      in[In::kBm].data_as<float>(),
+      in[In::kCm].data_as<float>(),
+      b_pad.empty() ? in[In::kBm].data_as<float>() : b_pad.data(),
+      c_pad.empty() ? in[In::kCm].data_as<float>() : c_pad.data(),
+      padded_n,
+      dt.data(),
+      y.mutable_data_as<float>(),
+      states};
   run_heads(call, run_groups(call));
-  skip_and_gate_tokens(call, data_or_null(in[kD]), data_or_null(in[kZ]));
+  skip_and_gate_tokens(call, data_or_null(in[In::kD]),
+                       data_or_null(in[In::kZ]));
 
-  SEQRT_RETURN_IF_ERROR(set_output_as(ctx, 0, y, ctx.input(kX)->dtype()));
-  if (ctx.num_outputs() > 1) {
-    const Tensor* past_in = ctx.input(kPastState);
+  SEQRT_RETURN_IF_ERROR(
+      set_output_as(ctx, SsdOutput::kY, y, ctx.input(In::kX)->dtype()));
+  if (ctx.num_outputs() > SsdOutput::kPresentState) {
+    const Tensor* past_in = ctx.input(In::kPastState);
     SEQRT_RETURN_IF_ERROR(set_output_as(
-        ctx, 1, state,
+        ctx, SsdOutput::kPresentState, state,
         state_dtype(past_in ? past_in->dtype() : DType::kUndefined)));
   }
   return Status::ok();

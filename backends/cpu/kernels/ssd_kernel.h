@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "ops/sequence/scan_common.h"
+#include "ops/sequence/ssd.h"
 
 namespace seqrt::cpu {
 

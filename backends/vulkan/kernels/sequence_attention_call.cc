@@ -7,11 +7,22 @@
 
 #include "backends/vulkan/kernels/sequence_attention.h"
 #include "backends/vulkan/kernels/sequence_util.h"
+#include "ops/sequence/attention.h"
+#include "ops/sequence/onnx_attention.h"
 
 namespace seqrt::vulkan {
 namespace {
 
-enum Input { kQ, kK, kV, kMask, kPastKey, kPastValue, kLens };
+// Both ops take their inputs in one order (ops/sequence/attention.h,
+// onnx_attention.h); the asserts keep the shared reader honest.
+constexpr size_t kQ = kAttnQ, kK = kAttnK, kV = kAttnV, kMask = kAttnMask,
+                 kPastKey = kAttnPastKey, kPastValue = kAttnPastValue,
+                 kLens = kAttnNonpadKvSeqlen;
+static_assert(kOnnxAttnQ == kQ && kOnnxAttnK == kK && kOnnxAttnV == kV &&
+                  kOnnxAttnMask == kMask && kOnnxAttnPastKey == kPastKey &&
+                  kOnnxAttnPastValue == kPastValue &&
+                  kOnnxAttnNonpadKvSeqlen == kLens,
+              "seqrt and ONNX Attention share an input order");
 
 bool has_input(const NodeArgs& args, size_t i) {
   return i < args.input_dims.size() && i < args.input_dtypes.size() &&
@@ -182,9 +193,22 @@ Status read_lens(const NodeArgs& args, AttentionCall& c) {
   return Status::ok();
 }
 
+// seqrt::Attention's attributes are the op's (ops/sequence/attention.h);
+// ONNX Attention reads its own.
 Status read_attrs(const NodeArgs& args, AttentionCall& c) {
   const Node& node = *args.node;
   const std::string label = node.label();
+  if (!c.onnx) {
+    SEQRT_ASSIGN_OR_RETURN(AttentionAttrs a, AttentionAttrs::from(node));
+    c.causal = a.causal;
+    c.scale = a.scale_for(c.head_dim);
+    c.softcap = a.softcap;
+    c.sigmoid = a.sigmoid;
+    c.sigmoid_bias = a.sigmoid_bias;
+    c.window_left = a.window_left;
+    c.window_right = a.window_right;
+    return Status::ok();
+  }
   c.causal = int_attr(node, "is_causal", 0) != 0;
   const Attribute* scale = node.attr("scale");
   c.scale =
@@ -201,25 +225,10 @@ Status read_attrs(const NodeArgs& args, AttentionCall& c) {
         "finite and >= 0",
         label, c.scale, c.softcap);
   }
-  if (c.onnx) {
-    // ONNX aligns the causal mask top-left unless a cache gives the offset
-    // (Tp, or nonpad_kv_seqlen[b] - Tq): the shader's positions are
-    // bottom-right, moved by this shift.
-    c.causal_shift = has_input(args, kLens) ? 0 : c.q_len - c.new_len;
-    return Status::ok();
-  }
-  c.sigmoid = string_attr(node, "score", "softmax") == "sigmoid";
-  const Attribute* bias = node.attr("sigmoid_bias");
-  c.sigmoid_bias = bias != nullptr ? bias->as_float() : 0.0f;
-  c.window_left = int_attr(node, "window_left", -1);
-  c.window_right = int_attr(node, "window_right", -1);
-  if (c.window_left < -1 || c.window_right < -1 ||
-      !std::isfinite(c.sigmoid_bias)) {
-    return invalid_argument(
-        "{}: windows must be -1 or >= 0 and sigmoid_bias finite, got {}, {}, "
-        "{}",
-        label, c.window_left, c.window_right, c.sigmoid_bias);
-  }
+  // ONNX aligns the causal mask top-left unless a cache gives the offset
+  // (Tp, or nonpad_kv_seqlen[b] - Tq): the shader's positions are
+  // bottom-right, moved by this shift.
+  c.causal_shift = has_input(args, kLens) ? 0 : c.q_len - c.new_len;
   return Status::ok();
 }
 

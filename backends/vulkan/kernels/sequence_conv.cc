@@ -3,50 +3,36 @@
 // (seq_causal_conv_state).
 #include "backends/vulkan/kernels/sequence_util.h"
 #include "backends/vulkan/tiling.h"
+#include "ops/sequence/causal_conv_with_state.h"
 
 namespace seqrt::vulkan {
 namespace {
 
-enum Input { kInput, kWeight, kBias, kPastState };
+using In = CausalConvInput;
+using Out = CausalConvOutput;
 constexpr uint32_t kHasPast = 1, kHasBias = 16;
 
-struct ConvDims {
-  int64_t batch, channels, length, kernel;
-};
-
-Result<ConvDims> conv_dims(const NodeArgs& args) {
-  SEQRT_ASSIGN_OR_RETURN(auto x,
-                         dims_of(args, kInput, 3, "CausalConvWithState"));
-  SEQRT_ASSIGN_OR_RETURN(auto w,
-                         dims_of(args, kWeight, 3, "CausalConvWithState"));
-  return ConvDims{x[0], x[1], x[2], w[2]};
-}
-
-Result<uint32_t> activation_code(const Node& node) {
-  const std::string activation = string_attr(node, "activation", "none");
-  if (activation == "none") return 0u;
-  if (activation == "silu" || activation == "swish") return 1u;
-  return invalid_argument(
-      "CausalConvWithState (vulkan): activation must be none, silu or "
-      "swish, got '{}'",
-      activation);
+Result<CausalConvDims> conv_dims(const NodeArgs& args) {
+  return check_causal_conv(*args.node, input_types(args, In::kCount));
 }
 
 Result<KernelTiling> plan_conv(const NodeArgs& args,
                                const DeviceLimits& limits) {
-  SEQRT_ASSIGN_OR_RETURN(ConvDims d, conv_dims(args));
+  SEQRT_ASSIGN_OR_RETURN(CausalConvDims d, conv_dims(args));
   return plan_causal_conv(d.kernel, d.length, limits);
 }
 
 Status record_conv(const NodeArgs& args, const KernelTiling& tiling,
                    Recorder& recorder) {
-  SEQRT_ASSIGN_OR_RETURN(ConvDims d, conv_dims(args));
+  SEQRT_ASSIGN_OR_RETURN(CausalConvDims d, conv_dims(args));
   SEQRT_ASSIGN_OR_RETURN(ConvTiling t, conv_tiling_from(tiling));
-  SEQRT_ASSIGN_OR_RETURN(uint32_t activation, activation_code(*args.node));
-  const BufferSlice x = input_or_empty(args, kInput);
-  const BufferSlice past = input_or_empty(args, kPastState);
+  SEQRT_ASSIGN_OR_RETURN(CausalConvAttrs attrs,
+                         CausalConvAttrs::from(*args.node));
+  const uint32_t activation = attrs.silu ? 1 : 0;
+  const BufferSlice x = input_or_empty(args, In::kInput);
+  const BufferSlice past = input_or_empty(args, In::kPastState);
   uint32_t flags = past.empty() ? 0 : kHasPast;
-  if (!input_or_empty(args, kBias).empty()) flags |= kHasBias;
+  if (!input_or_empty(args, In::kBias).empty()) flags |= kHasBias;
   const auto batch = static_cast<uint32_t>(d.batch);
   const auto channels = static_cast<uint32_t>(d.channels);
   const auto length = static_cast<uint32_t>(d.length);
@@ -57,16 +43,16 @@ Status record_conv(const NodeArgs& args, const KernelTiling& tiling,
     conv.specialization = tiling.constants;
     conv.push_constants =
         push_bytes({batch, channels, length, flags, activation});
-    conv.reads = {x, input_or_empty(args, kWeight),
-                  or_stand_in(input_or_empty(args, kBias), x),
+    conv.reads = {x, input_or_empty(args, In::kWeight),
+                  or_stand_in(input_or_empty(args, In::kBias), x),
                   or_stand_in(past, x)};
-    conv.writes = {output_or_empty(args, 0)};
+    conv.writes = {output_or_empty(args, Out::kOutput)};
     conv.groups = {(length + t.tile - 1) / t.tile, channels, batch};
     SEQRT_RETURN_IF_ERROR(
         check_groups(conv.groups, recorder.limits(), "CausalConvWithState"));
     SEQRT_RETURN_IF_ERROR(recorder.dispatch(conv));
   }
-  const BufferSlice present = output_or_empty(args, 1);
+  const BufferSlice present = output_or_empty(args, Out::kPresentState);
   if (present.empty() || d.kernel <= 1) return Status::ok();
   Dispatch state;
   state.shader = "seq_causal_conv_state";
@@ -91,7 +77,7 @@ void register_sequence_conv_kernels(KernelTable& table) {
   kernel.supports = [](const Graph& graph, const Node& node,
                        const DeviceLimits&) -> Status {
     SEQRT_RETURN_IF_ERROR(require_fp32(graph, node, "CausalConvWithState"));
-    return activation_code(node).status();
+    return CausalConvAttrs::from(node).status();
   };
   kernel.plan = plan_conv;
   kernel.record = record_conv;

@@ -7,26 +7,21 @@
 #include <optional>
 
 #include "backends/vulkan/kernel.h"
+#include "ops/sequence/linear_attention.h"
 
 namespace seqrt::vulkan {
 
-enum LinearAttentionInput {
-  kLaQuery,
-  kLaKey,
-  kLaValue,
-  kLaPast,
-  kLaDecay,
-  kLaBeta
-};
 // Flag bits, as the shaders' LA_*.
 constexpr uint32_t kLaUseDecay = 1, kLaDecayPerKey = 2, kLaUseBeta = 4,
                    kLaBetaPerHead = 8, kLaHasPast = 16, kLaHasPresent = 32;
 
-// The node's sizes, gates (kLaUseDecay... in gate_flags) and scale.
+// The node's sizes, gates (kLaUseDecay... in gate_flags), scale and chunk
+// hint, from check_linear_attention.
 struct LinearDims {
   int64_t batch, seq, q_heads, kv_heads, dk, dv;
   uint32_t gate_flags;
   float scale;
+  int64_t chunk_size = LinearAttentionAttrs::kChunkSizeDefault;
 };
 
 // The delta rules (delta; gated_delta with one decay per head) in chunks,

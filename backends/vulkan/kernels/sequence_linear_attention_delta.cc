@@ -112,7 +112,7 @@ Status record_linear_attention_delta_chunked(const NodeArgs& args,
   }
   const uint32_t wg = c[0];
   const int64_t chunk = c[1];
-  const BufferSlice q = input_or_empty(args, kLaQuery);
+  const BufferSlice q = input_or_empty(args, LinearAttentionInput::kQuery);
   BufferSlice state = output_or_empty(args, 1);
   if (state.empty()) {
     SEQRT_ASSIGN_OR_RETURN(
@@ -124,9 +124,10 @@ Status record_linear_attention_delta_chunked(const NodeArgs& args,
   SEQRT_ASSIGN_OR_RETURN(BufferSlice spare, recorder.scratch(4));
   Dispatch dispatch;
   dispatch.shader = "seq_linear_attention_delta_chunk";
-  for (size_t i = kLaQuery; i <= kLaBeta; ++i) {
+  for (size_t i = 0; i < LinearAttentionInput::kCount; ++i) {
     BufferSlice input = input_or_empty(args, i);
-    if (i == kLaDecay && (flags & kLaUseDecay) == 0) input = BufferSlice{};
+    if (i == LinearAttentionInput::kDecay && (flags & kLaUseDecay) == 0)
+      input = BufferSlice{};
     dispatch.reads.push_back(or_stand_in(input, q));
   }
   dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare), state,

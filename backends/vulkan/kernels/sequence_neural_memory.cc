@@ -13,31 +13,27 @@
 #include "backends/vulkan/kernels/sequence_neural_memory.h"
 #include "backends/vulkan/kernels/sequence_util.h"
 #include "backends/vulkan/tiling.h"
+#include "ops/sequence/neural_memory.h"
 
 namespace seqrt::vulkan {
 namespace {
 
-enum Input { kQ, kK, kV, kTheta, kEta, kAlpha, kW1, kW2, kPast, kPosition };
 constexpr uint32_t kMaxInvocations = 256;
 
 bool given(const NodeArgs& args, size_t i) {
   return i < args.inputs.size() && !args.inputs[i].empty();
 }
 
-// `position` (B): its dims here; its values on the device, except that a
-// constant one is checked now so that the error comes at compile.
+// `position` (B): its values on the device, except that a constant one is
+// checked now so that the error comes at compile (its dims are the op's
+// check).
 Status check_positions(const NodeArgs& args, const MemoryCall& c) {
-  if (!given(args, kPosition)) return Status::ok();
+  if (!given(args, kNmPosition)) return Status::ok();
   const std::string label = args.node->label();
-  if (args.input_dims[kPosition] != std::vector<int64_t>{c.batch}) {
-    return invalid_argument("{}: input 'position' must be (B) = ({}), got {}",
-                            label, c.batch,
-                            dims_to_string(args.input_dims[kPosition]));
-  }
   const Tensor* position =
       args.graph == nullptr
           ? nullptr
-          : args.graph->constant(args.node->inputs[kPosition]);
+          : args.graph->constant(args.node->inputs[kNmPosition]);
   for (int64_t b = 0; position != nullptr && b < c.batch; ++b) {
     if (position->element_i64(b) < 0) {
       return invalid_argument(
@@ -50,61 +46,18 @@ Status check_positions(const NodeArgs& args, const MemoryCall& c) {
 
 }  // namespace
 
-// The reference kernel's checks (check_neural_memory), on dims.
+// The op's own check (ops/sequence/neural_memory.h) on the planned dims.
 Result<MemoryCall> neural_memory_call(const NodeArgs& args) {
-  const std::string label = args.node->label();
-  SEQRT_ASSIGN_OR_RETURN(auto q, dims_of(args, kQ, 4, label));
-  SEQRT_ASSIGN_OR_RETURN(auto w1, dims_of(args, kW1, 3, label));
-  MemoryCall c{
-      q[0],
-      q[1],
-      q[2],
-      q[3],
-      w1[2],
-      int_attr(*args.node, "depth", 2),
-      int_attr(*args.node, "chunk_size", 1),
-      string_attr(*args.node, "activation", "gelu") == "gelu",
-      string_attr(*args.node, "retrieve", "after_update") == "before_update"};
-  if (c.depth != 1 && c.depth != 2) {
-    return invalid_argument("{}: depth must be 1 or 2, got {}", label, c.depth);
-  }
+  SEQRT_ASSIGN_OR_RETURN(
+      NeuralMemoryDims n,
+      check_neural_memory(*args.node, input_types(args, kNmCount)));
+  MemoryCall c{n.batch, n.heads,          n.seq, n.d, n.m, n.depth, n.chunk,
+               n.gelu,  n.retrieve_before};
   // The shader takes positions modulo the chunk in 32-bit words.
-  if (c.chunk < 1 || c.chunk > INT32_MAX) {
+  if (c.chunk > INT32_MAX) {
     return invalid_argument("{}: chunk_size must be in [1, 2^31), got {}",
-                            label, c.chunk);
+                            args.node->label(), c.chunk);
   }
-  if (w1[0] != c.heads || w1[1] != c.d) {
-    return invalid_argument(
-        "{}: input 'W1' must be (H,d,m) = ({},{},m), got {}", label, c.heads,
-        c.d, dims_to_string(w1));
-  }
-  if (c.depth == 1 && (c.m != c.d || given(args, kW2))) {
-    return invalid_argument("{}: depth 1 needs m = d = {} and no W2, got W1 {}",
-                            label, c.d, dims_to_string(w1));
-  }
-  if (c.depth == 2 && !given(args, kW2)) {
-    return invalid_argument("{}: depth 2 needs input 'W2' (H,m,d)", label);
-  }
-  auto expect = [&](size_t i, const char* name,
-                    std::vector<int64_t> want) -> Status {
-    if (!given(args, i) || args.input_dims[i] == want) return Status::ok();
-    return invalid_argument("{}: input '{}' must be {}, got {}", label, name,
-                            dims_to_string(want),
-                            dims_to_string(args.input_dims[i]));
-  };
-  SEQRT_RETURN_IF_ERROR(expect(kK, "k", q));
-  SEQRT_RETURN_IF_ERROR(expect(kV, "v", q));
-  for (size_t i : {kTheta, kEta, kAlpha}) {
-    if (!given(args, i)) {
-      return invalid_argument("{}: inputs theta, eta and alpha are required",
-                              label);
-    }
-    SEQRT_RETURN_IF_ERROR(
-        expect(i, "theta/eta/alpha", {c.batch, c.heads, c.seq}));
-  }
-  SEQRT_RETURN_IF_ERROR(expect(kW2, "W2", {c.heads, c.m, c.d}));
-  SEQRT_RETURN_IF_ERROR(
-      expect(kPast, "past_state", {c.batch, c.heads, 3 * c.params()}));
   SEQRT_RETURN_IF_ERROR(check_positions(args, c));
   return c;
 }
@@ -112,21 +65,22 @@ Result<MemoryCall> neural_memory_call(const NodeArgs& args) {
 Result<MemoryBindings> neural_memory_bindings(const NodeArgs& args,
                                               const MemoryCall& c,
                                               Recorder& recorder) {
-  const BufferSlice q = input_or_empty(args, kQ);
-  BufferSlice work = output_or_empty(args, 1);
+  const BufferSlice q = input_or_empty(args, kNmQ);
+  BufferSlice work = output_or_empty(args, kNmPresentState);
   if (work.empty()) {
     SEQRT_ASSIGN_OR_RETURN(
         work, recorder.scratch(4 * static_cast<VkDeviceSize>(c.batch) *
                                c.heads * 3 * c.params()));
   }
-  const bool has_position = given(args, kPosition);
+  const bool has_position = given(args, kNmPosition);
   SEQRT_ASSIGN_OR_RETURN(BufferSlice spare, recorder.scratch(4));
   // A run-time `position` is checked by the device (a constant one was
   // checked by neural_memory_call); the shader sets the word on a negative
   // value.
   const bool runtime_position =
-      has_position && (args.graph == nullptr ||
-                       !args.graph->is_constant(args.node->inputs[kPosition]));
+      has_position &&
+      (args.graph == nullptr ||
+       !args.graph->is_constant(args.node->inputs[kNmPosition]));
   Result<BufferSlice> error =
       runtime_position
           ? recorder.error_word("input 'position' has a negative value")
@@ -135,14 +89,14 @@ Result<MemoryBindings> neural_memory_bindings(const NodeArgs& args,
   MemoryBindings out;
   if (c.gelu) out.flags |= kNmGelu;
   if (c.before) out.flags |= kNmBefore;
-  if (given(args, kPast)) out.flags |= kNmHasPast;
+  if (given(args, kNmPastState)) out.flags |= kNmHasPast;
   if (has_position) out.flags |= kNmHasPosition;
-  for (size_t i = kQ; i <= kPast; ++i) {
+  for (size_t i = kNmQ; i <= kNmPastState; ++i) {
     out.dispatch.reads.push_back(or_stand_in(input_or_empty(args, i), q));
   }
   out.dispatch.reads.push_back(
-      input_or_empty(args, has_position ? kPosition : kQ));
-  out.dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare), work,
+      input_or_empty(args, has_position ? kNmPosition : kNmQ));
+  out.dispatch.writes = {or_stand_in(output_or_empty(args, kNmY), spare), work,
                          *error};
   return out;
 }
@@ -242,7 +196,7 @@ void register_sequence_neural_memory_kernels(KernelTable& table) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       if (node.inputs[i] == kNoValue) continue;
       const Value& value = graph.value(node.inputs[i]);
-      const DType want = i == kPosition ? DType::kI64 : DType::kF32;
+      const DType want = i == kNmPosition ? DType::kI64 : DType::kF32;
       if (value.dtype != want) {
         return unsupported(
             "NeuralMemory (vulkan): input {} '{}' is {}, the kernel takes {}",

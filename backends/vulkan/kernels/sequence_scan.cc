@@ -5,53 +5,43 @@
 
 #include "backends/vulkan/kernels/sequence_util.h"
 #include "backends/vulkan/tiling.h"
+#include "ops/sequence/selective_scan.h"
 
 namespace seqrt::vulkan {
 namespace {
 
-enum Input { kU, kDelta, kA, kB, kC, kDskip, kZ, kDeltaBias, kPastState };
+using In = SelectiveScanInput;
+using Out = SelectiveScanOutput;
 constexpr uint32_t kHasPast = 1, kHasPresent = 2, kHasSkip = 4, kHasZ = 8,
                    kHasBias = 16, kSoftplus = 32;
 
-struct ScanDims {
-  int64_t batch, channels, length, states, groups;
-};
-
-Result<ScanDims> scan_dims(const NodeArgs& args) {
-  SEQRT_ASSIGN_OR_RETURN(auto u, dims_of(args, kU, 3, "SelectiveScan"));
-  SEQRT_ASSIGN_OR_RETURN(auto b, dims_of(args, kB, 4, "SelectiveScan"));
-  ScanDims d{u[0], u[1], u[2], b[2], b[1]};
-  if (d.groups <= 0 || d.channels % d.groups != 0) {
-    return invalid_argument(
-        "SelectiveScan (vulkan): D = {} must be a multiple of G = {}",
-        d.channels, d.groups);
-  }
-  return d;
+Result<SelectiveScanDims> scan_dims(const NodeArgs& args) {
+  return check_selective_scan(*args.node, input_types(args, In::kCount));
 }
 
 }  // namespace
 
 Result<KernelTiling> plan_selective_scan_node(const NodeArgs& args,
                                               const DeviceLimits& limits) {
-  SEQRT_ASSIGN_OR_RETURN(ScanDims d, scan_dims(args));
-  return plan_selective_scan({d.channels / d.groups, d.states, d.length},
+  SEQRT_ASSIGN_OR_RETURN(SelectiveScanDims d, scan_dims(args));
+  return plan_selective_scan({d.channels / d.groups, d.state, d.length},
                              limits);
 }
 
 Status record_selective_scan(const NodeArgs& args, const KernelTiling& tiling,
                              Recorder& recorder,
                              const BufferSlice* store_counter) {
-  SEQRT_ASSIGN_OR_RETURN(ScanDims dims, scan_dims(args));
+  SEQRT_ASSIGN_OR_RETURN(SelectiveScanDims dims, scan_dims(args));
   SEQRT_ASSIGN_OR_RETURN(ScanTiling t, scan_tiling_from(tiling));
-  const BufferSlice u = input_or_empty(args, kU);
-  const BufferSlice present = output_or_empty(args, 1);
+  const BufferSlice u = input_or_empty(args, In::kU);
+  const BufferSlice present = output_or_empty(args, Out::kPresentState);
   uint32_t flags = 0;
-  if (!input_or_empty(args, kPastState).empty()) flags |= kHasPast;
+  if (!input_or_empty(args, In::kPastState).empty()) flags |= kHasPast;
   if (!present.empty()) flags |= kHasPresent;
-  if (!input_or_empty(args, kDskip).empty()) flags |= kHasSkip;
-  if (!input_or_empty(args, kZ).empty()) flags |= kHasZ;
-  if (!input_or_empty(args, kDeltaBias).empty()) flags |= kHasBias;
-  if (int_attr(*args.node, "delta_softplus", 1) != 0) flags |= kSoftplus;
+  if (!input_or_empty(args, In::kDskip).empty()) flags |= kHasSkip;
+  if (!input_or_empty(args, In::kZ).empty()) flags |= kHasZ;
+  if (!input_or_empty(args, In::kDeltaBias).empty()) flags |= kHasBias;
+  if (SelectiveScanAttrs::from(*args.node).delta_softplus) flags |= kSoftplus;
 
   // Bindings the shader declares but this call does not use get a small
   // scratch word it never touches.
@@ -63,17 +53,17 @@ Status record_selective_scan(const NodeArgs& args, const KernelTiling& tiling,
   dispatch.specialization.push_back(store_counter != nullptr ? 1u : 0u);
   call.words = {
       static_cast<uint32_t>(dims.batch),  static_cast<uint32_t>(dims.channels),
-      static_cast<uint32_t>(dims.length), static_cast<uint32_t>(dims.states),
+      static_cast<uint32_t>(dims.length), static_cast<uint32_t>(dims.state),
       static_cast<uint32_t>(dims.groups), flags};
   call.flags_word = 5;
   call.has_past = kHasPast;
   call.has_present = kHasPresent;
-  call.past_read = kPastState;
-  call.present_write = 1;
-  for (size_t i = kU; i <= kPastState; ++i) {
+  call.past_read = In::kPastState;
+  call.present_write = Out::kPresentState;
+  for (size_t i = 0; i < In::kCount; ++i) {
     dispatch.reads.push_back(or_stand_in(input_or_empty(args, i), u));
   }
-  dispatch.writes = {or_stand_in(output_or_empty(args, 0), spare),
+  dispatch.writes = {or_stand_in(output_or_empty(args, Out::kY), spare),
                      or_stand_in(present, spare),
                      store_counter != nullptr ? *store_counter : spare};
   dispatch.groups = {static_cast<uint32_t>(dims.channels / t.channels),
@@ -82,7 +72,7 @@ Status record_selective_scan(const NodeArgs& args, const KernelTiling& tiling,
       check_groups(dispatch.groups, recorder.limits(), "SelectiveScan"));
   return record_segments(
       call, dims.length, t.segment,
-      4 * static_cast<uint64_t>(dims.batch * dims.channels * dims.states),
+      4 * static_cast<uint64_t>(dims.batch * dims.channels * dims.state),
       recorder);
 }
 

@@ -37,6 +37,10 @@ std::string string_attr(const Node& node, const std::string& name,
   return attr == nullptr ? fallback : attr->as_string();
 }
 
+KernelInputTypes input_types(const NodeArgs& args, size_t count) {
+  return dims_input_types(args.input_dims, args.input_dtypes, count);
+}
+
 BufferSlice input_or_empty(const NodeArgs& args, size_t i) {
   return i < args.inputs.size() ? args.inputs[i] : BufferSlice{};
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backends/vulkan/kernel.h"
+#include "ops/sequence/scan_common.h"
 
 namespace seqrt::vulkan {
 
@@ -18,6 +19,10 @@ Status require_fp32(const Graph& graph, const Node& node,
 int64_t int_attr(const Node& node, const std::string& name, int64_t fallback);
 std::string string_attr(const Node& node, const std::string& name,
                         const std::string& fallback);
+
+// The planned dims and dtypes of the node's first `count` inputs, for the
+// op's contract check (ops/sequence/<op>.h).
+KernelInputTypes input_types(const NodeArgs& args, size_t count);
 
 // The i-th input, or an empty slice when absent / out of range.
 BufferSlice input_or_empty(const NodeArgs& args, size_t i);
