@@ -90,9 +90,9 @@ Status infer_pad(InferContext& ctx) {
   return Status::ok();
 }
 
-// Source index along one axis for padded position `i`, or -1 for the
-// constant.
-int64_t source_index(const std::string& mode, int64_t i, int64_t dim) {
+}  // namespace
+
+int64_t pad_source_index(const std::string& mode, int64_t i, int64_t dim) {
   if (i >= 0 && i < dim) return i;
   if (mode == "constant") return -1;
   if (mode == "edge") return i < 0 ? 0 : dim - 1;
@@ -103,6 +103,8 @@ int64_t source_index(const std::string& mode, int64_t i, int64_t dim) {
   return m < dim ? m : period - m;
 }
 
+namespace {
+
 // For each axis, the source index of every output position (-1: the
 // constant).
 std::vector<std::vector<int64_t>> source_maps(const std::string& mode,
@@ -112,7 +114,7 @@ std::vector<std::vector<int64_t>> source_maps(const std::string& mode,
   std::vector<std::vector<int64_t>> maps(in.rank());
   for (size_t d = 0; d < in.rank(); ++d) {
     for (int64_t i = 0; i < dims[d]; ++i) {
-      maps[d].push_back(source_index(mode, i - pads.begin[d], in.dim(d)));
+      maps[d].push_back(pad_source_index(mode, i - pads.begin[d], in.dim(d)));
     }
   }
   return maps;

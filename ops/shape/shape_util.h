@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "graph/shape.h"
@@ -61,5 +62,10 @@ class CoordinateCounter {
   std::vector<int64_t> coords_;
   bool done_ = false;
 };
+
+// Pad's source index along one axis for padded position `i` of an axis of
+// size `dim` (mode "constant", "reflect", "edge" or "wrap"), or -1 where the
+// constant goes: the one rule the reference and the CPU kernel share.
+int64_t pad_source_index(const std::string& mode, int64_t i, int64_t dim);
 
 }  // namespace seqrt

@@ -16,19 +16,6 @@
 namespace seqrt::cpu {
 namespace {
 
-// Source index along one axis for padded position `i`, or -1 for the
-// constant (the reference's rule).
-int64_t source_index(const std::string& mode, int64_t i, int64_t dim) {
-  if (i >= 0 && i < dim) return i;
-  if (mode == "constant") return -1;
-  if (mode == "edge") return i < 0 ? 0 : dim - 1;
-  if (mode == "wrap") return ((i % dim) + dim) % dim;
-  if (dim == 1) return 0;  // reflect: period 2 * (dim - 1)
-  int64_t period = 2 * (dim - 1);
-  int64_t m = ((i % period) + period) % period;
-  return m < dim ? m : period - m;
-}
-
 Status run_pad(KernelContext& ctx) {
   const Tensor& in = *ctx.input(0);
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, inferred_dims(ctx));
@@ -61,7 +48,7 @@ Status run_pad(KernelContext& ctx) {
   std::vector<std::vector<int64_t>> maps(in.rank());
   for (size_t d = 0; d < in.rank(); ++d) {
     for (int64_t i = 0; i < dims[d]; ++i) {
-      maps[d].push_back(source_index(mode, i - begin[d], in.dim(d)));
+      maps[d].push_back(pad_source_index(mode, i - begin[d], in.dim(d)));
     }
   }
   const size_t element = dtype_size(in.dtype());
