@@ -1,5 +1,3 @@
-#include <cassert>
-#include <map>
 #include <random>
 #include <string>
 
@@ -48,39 +46,18 @@ OpCase loosened(OpCase c, double tolerance) {
   return c;
 }
 
-namespace {
-
-// file name -> entry function; built on first use, so registrations from
-// other files' static initialisers always find it constructed.
-std::map<std::string, OpCaseAdder>& case_registry() {
-  static std::map<std::string, OpCaseAdder> registry;
-  return registry;
-}
-
-}  // namespace
-
-bool register_op_cases(const char* file, OpCaseAdder add) {
-  std::string name = file;
-  size_t slash = name.find_last_of("/\\");
-  if (slash != std::string::npos) name = name.substr(slash + 1);
-  // A second registration under one name would silently replace the
-  // first's cases; the file-scope variable of SEQRT_CONFORMANCE_CASES
-  // already makes that a compile error within a file.
-  assert(case_registry().count(name) == 0 && "cases file registered twice");
-  case_registry().emplace(std::move(name), add);
-  return true;
-}
-
-std::vector<std::string> registered_op_case_files() {
-  std::vector<std::string> files;
-  for (const auto& [file, add] : case_registry()) files.push_back(file);
-  return files;
-}
+// The entry function of each cases file (case_files.inc: one
+// SEQRT_CASES_FILE(adder) line per cases/*.cc, in file-name order).
+#define SEQRT_CASES_FILE(adder) void adder(std::vector<OpCase>& cases);
+#include "tests/conformance/case_files.inc"
+#undef SEQRT_CASES_FILE
 
 const std::vector<OpCase>& all_op_cases() {
   static const std::vector<OpCase> cases = [] {
     std::vector<OpCase> all;
-    for (const auto& [file, add] : case_registry()) add(all);
+#define SEQRT_CASES_FILE(adder) adder(all);
+#include "tests/conformance/case_files.inc"
+#undef SEQRT_CASES_FILE
     return all;
   }();
   return cases;

@@ -45,22 +45,14 @@ OpCase loosened(OpCase c, double tolerance);  // rtol = atol = tolerance
 Tensor random_tensor(DType dtype, std::vector<int64_t> dims, uint64_t seed,
                      double lo = -1.0, double hi = 1.0);
 
-// Each cases/*.cc file registers its entry function once, at its end:
-//   SEQRT_CONFORMANCE_CASES(add_shape_cases);
-// so adding an op's cases needs no central list. The files are compiled
-// into conformance_test itself (no static library that could drop them),
-// and ConformanceCoverage.EveryCasesFileRegisters checks each one did.
-using OpCaseAdder = void (*)(std::vector<OpCase>& cases);
-bool register_op_cases(const char* file, OpCaseAdder add);
-#define SEQRT_CONFORMANCE_CASES(adder)                           \
-  [[maybe_unused]] static const bool seqrt_op_cases_registered = \
-      ::seqrt::register_op_cases(__FILE__, adder)
+// Each cases/<name>_cases.cc file defines
+//   void add_<name>_cases(std::vector<OpCase>& cases);
+// and the build lists every such file it finds (case_files.inc, written by
+// tests/conformance/CMakeLists.txt), so adding an op's cases needs no
+// central list to edit; a file whose function is missing or misnamed fails
+// to link.
 
-// The file names (no directory) that registered cases, sorted.
-std::vector<std::string> registered_op_case_files();
-
-// Every case of every op: each registered file's cases, files in name
-// order (a stable order whatever the linker's static initialisation order).
+// Every case of every op: each cases file's cases, files in name order.
 const std::vector<OpCase>& all_op_cases();
 
 }  // namespace seqrt

@@ -194,6 +194,4 @@ void add_attention_cases(std::vector<OpCase>& cases) {
   add_failures(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_attention_cases);
-
 }  // namespace seqrt

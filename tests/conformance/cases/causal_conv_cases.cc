@@ -58,6 +58,4 @@ void add_causal_conv_cases(std::vector<OpCase>& cases) {
   }
 }
 
-SEQRT_CONFORMANCE_CASES(add_causal_conv_cases);
-
 }  // namespace seqrt

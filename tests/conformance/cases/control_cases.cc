@@ -201,6 +201,4 @@ void add_control_cases(std::vector<OpCase>& cases) {
   add_loop_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_control_cases);
-
 }  // namespace seqrt

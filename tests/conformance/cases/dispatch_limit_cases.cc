@@ -43,6 +43,4 @@ void add_dispatch_limit_cases(std::vector<OpCase>& cases) {
       {f32({2200, 2000}, 10), Tensor::from_vector<int64_t>({2200, 1}, rows)}));
 }
 
-SEQRT_CONFORMANCE_CASES(add_dispatch_limit_cases);
-
 }  // namespace seqrt

@@ -488,6 +488,4 @@ void add_elementwise_cases(std::vector<OpCase>& cases) {
   add_float_class_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_elementwise_cases);
-
 }  // namespace seqrt

@@ -228,6 +228,4 @@ void add_fused_elementwise_cases(std::vector<OpCase>& cases) {
   add_failure_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_fused_elementwise_cases);
-
 }  // namespace seqrt

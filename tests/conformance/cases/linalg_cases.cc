@@ -246,6 +246,4 @@ void add_linalg_cases(std::vector<OpCase>& cases) {
   add_conv_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_linalg_cases);
-
 }  // namespace seqrt

@@ -146,6 +146,4 @@ void add_linear_attention_cases(std::vector<OpCase>& cases) {
   add_failures(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_linear_attention_cases);
-
 }  // namespace seqrt

@@ -115,11 +115,9 @@ void add_constant_weight_cases(std::vector<OpCase>& cases) {
 
 }  // namespace
 
-void add_seqrt_linear_cases(std::vector<OpCase>& cases) {
+void add_linear_cases(std::vector<OpCase>& cases) {
   add_linear_op_cases(cases);
   add_constant_weight_cases(cases);
 }
-
-SEQRT_CONFORMANCE_CASES(add_seqrt_linear_cases);
 
 }  // namespace seqrt

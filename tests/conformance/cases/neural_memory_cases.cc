@@ -146,6 +146,4 @@ void add_neural_memory_cases(std::vector<OpCase>& cases) {
   cases.push_back(expect_failure(bad_position));
 }
 
-SEQRT_CONFORMANCE_CASES(add_neural_memory_cases);
-
 }  // namespace seqrt

@@ -191,6 +191,4 @@ void add_nn_cases(std::vector<OpCase>& cases) {
   add_rotary_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_nn_cases);
-
 }  // namespace seqrt

@@ -156,6 +156,4 @@ void add_onnx_attention_cases(std::vector<OpCase>& cases) {
   add_tensor_scatter_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_onnx_attention_cases);
-
 }  // namespace seqrt

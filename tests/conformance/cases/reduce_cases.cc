@@ -162,6 +162,4 @@ void add_reduce_cases(std::vector<OpCase>& cases) {
   add_arg_reduce_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_reduce_cases);
-
 }  // namespace seqrt

@@ -91,6 +91,4 @@ void add_retention_cases(std::vector<OpCase>& cases) {
   add_failures(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_retention_cases);
-
 }  // namespace seqrt

@@ -189,6 +189,4 @@ void add_rnn_cases(std::vector<OpCase>& cases) {
   }
 }
 
-SEQRT_CONFORMANCE_CASES(add_rnn_cases);
-
 }  // namespace seqrt

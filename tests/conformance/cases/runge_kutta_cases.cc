@@ -159,6 +159,4 @@ void add_runge_kutta_cases(std::vector<OpCase>& cases) {
   add_error_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_runge_kutta_cases);
-
 }  // namespace seqrt

@@ -142,6 +142,4 @@ void add_scatter_cases(std::vector<OpCase>& cases) {
   add_gather_nd_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_scatter_cases);
-
 }  // namespace seqrt

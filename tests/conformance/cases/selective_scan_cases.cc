@@ -103,6 +103,4 @@ void add_selective_scan_cases(std::vector<OpCase>& cases) {
   }
 }
 
-SEQRT_CONFORMANCE_CASES(add_selective_scan_cases);
-
 }  // namespace seqrt

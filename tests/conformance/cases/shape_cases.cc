@@ -415,6 +415,4 @@ void add_shape_cases(std::vector<OpCase>& cases) {
   add_flatten_size_tile_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_shape_cases);
-
 }  // namespace seqrt

@@ -88,6 +88,4 @@ void add_ssd_cases(std::vector<OpCase>& cases) {
   }
 }
 
-SEQRT_CONFORMANCE_CASES(add_ssd_cases);
-
 }  // namespace seqrt

@@ -150,6 +150,4 @@ void add_tiled_shape_cases(std::vector<OpCase>& cases) {
   add_index_cases(cases);
 }
 
-SEQRT_CONFORMANCE_CASES(add_tiled_shape_cases);
-
 }  // namespace seqrt
