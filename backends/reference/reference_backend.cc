@@ -55,9 +55,9 @@ class ReferenceBackend : public Backend {
     return Status::ok();
   }
 
+ protected:
   // Its subgraphs run on the same reference kernels (check_ops has checked
   // their ops); every dim is bound at run time.
- protected:
   Result<std::unique_ptr<Executable>> compile_lowered(
       const Graph& graph, const CompileOptions& options) override {
     return std::unique_ptr<Executable>(
