@@ -2,14 +2,18 @@
 """seqrt vs onnxruntime on the same .onnx files, in one run on this machine.
 
     build/venv/bin/python bench/compare_onnxruntime.py [--quick] \
-        [--models bert,gpt2,mamba,retnet,titans] [--repeat N] [--workdir DIR]
+        [--models bert,gpt2,mamba,retnet,titans,hf_gpt2,hf_llama,hf_bert]
+        [--repeat N] [--workdir DIR]
 
-Exports the models (seeded random weights; cached in --workdir), converts
+Exports the models (seeded random weights; cached in --workdir; the hf_*
+ones are transformers models exported as the model zoo does), converts
 each to .seqrt, then per model: seqrt's Release CLI (`seqrt run --backend
 cpu --repeat N`) and onnxruntime (CPU provider) each in its own process, both
 on the same number of threads. Prints the agreement of their outputs, the
 latencies, tokens/s, each process's peak RSS and the ratio ORT time / seqrt
-time, then ONNX import vs .seqrt load times. See bench/README.md.
+time, then ONNX import vs .seqrt load times. A row that an engine fails
+shows "failed", its error is printed below the tables, and the other rows
+still run. See bench/README.md.
 """
 
 import argparse
@@ -26,10 +30,12 @@ from typing import List, Optional
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from compare import engines, models  # noqa: E402
+from compare import engines, hf_models, models  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT_CLI = REPO / "build/release/tools/seqrt"
+# --models name → its cases (quick) → List[Case]
+MODELS = dict(models.MODELS, **hf_models.MODELS)
 
 
 @dataclasses.dataclass
@@ -47,35 +53,39 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def prepare(case: models.Case, workdir: pathlib.Path, cli: str):
-    """Exports (unless cached) and converts; returns (onnx, .seqrt, inputs dir)."""
+def prepare(case: models.Case, workdir: pathlib.Path):
+    """Exports unless cached; returns (onnx, inputs dir). The inputs are
+    written last, so a folder without them is an interrupted export."""
     directory = workdir / case.key
-    onnx_path, seqrt_path = directory / "model.onnx", directory / "model.seqrt"
-    input_dir = directory / "inputs"
+    onnx_path, input_dir = directory / "model.onnx", directory / "inputs"
     if not onnx_path.exists() or not input_dir.exists():
         shutil.rmtree(directory, ignore_errors=True)
-        input_dir.mkdir(parents=True)
+        directory.mkdir(parents=True)
         start = time.perf_counter()
-        feeds = models.export(case, onnx_path)
+        feeds = case.write(onnx_path)
+        partial = directory / "inputs.partial"
+        partial.mkdir()
         for name, value in feeds.items():
-            np.save(input_dir / f"{name}.npy", value)
+            np.save(partial / f"{name}.npy", value)
+        partial.rename(input_dir)
         log(f"  exported {onnx_path} in {time.perf_counter() - start:.1f} s")
-    if not seqrt_path.exists():
-        engines.convert(cli, onnx_path, seqrt_path)
-    return onnx_path, seqrt_path, input_dir
+    return onnx_path, input_dir
 
 
 def measure(case: models.Case, args) -> Row:
     row = Row(case)
     log(f"{case.model}: {case.phase}")
     try:
-        onnx_path, seqrt_path, input_dir = prepare(case, args.workdir, args.cli)
+        onnx_path, input_dir = prepare(case, args.workdir)
     except (RuntimeError, OSError) as error:
-        row.errors.append(f"prepare: {error}")
+        row.errors.append(f"export: {error}")
         return row
     directory = onnx_path.parent
+    seqrt_path = directory / "model.seqrt"
     ort_repeat = min(args.repeat, args.ort_repeat) if case.seqrt_ops else args.repeat
     try:
+        if not seqrt_path.exists():
+            engines.convert(args.cli, onnx_path, seqrt_path)
         row.seqrt = engines.run_seqrt(args.cli, onnx_path, input_dir,
                                       directory / "out_seqrt", args.repeat,
                                       args.threads, args.spin)
@@ -83,7 +93,8 @@ def measure(case: models.Case, args) -> Row:
         row.seqrt_file_load_ms = engines.run_seqrt(
             args.cli, seqrt_path, input_dir, None, 1, args.threads,
             args.spin).setup_ms
-        row.arena = engines.planned_arena(args.cli, seqrt_path)
+        row.arena = engines.planned_arena(
+            args.cli, seqrt_path, engines.symbolic_dims(onnx_path, input_dir))
     except RuntimeError as error:
         row.errors.append(f"seqrt: {error}")
     try:
@@ -177,8 +188,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="small shapes and 1 repeat (a smoke test)")
-    parser.add_argument("--models", default=",".join(models.MODELS),
-                        help="comma-separated subset of: " + ", ".join(models.MODELS))
+    parser.add_argument("--models", default=",".join(MODELS),
+                        help="comma-separated subset of: " + ", ".join(MODELS))
     parser.add_argument("--repeat", type=int, default=None,
                         help="runs per engine and graph, the median is shown "
                              "(default 10, 1 with --quick)")
@@ -197,10 +208,10 @@ def parse_args(argv):
     parser.add_argument("--threads", type=int, default=os.cpu_count(),
                         help="threads for both engines (default: all cores)")
     args = parser.parse_args(argv)
-    unknown = set(args.models.split(",")) - set(models.MODELS)
+    unknown = set(args.models.split(",")) - set(MODELS)
     if unknown:
         parser.error(f"--models: unknown {sorted(unknown)}; "
-                     f"known: {', '.join(models.MODELS)}")
+                     f"known: {', '.join(MODELS)}")
     if args.repeat is None:
         args.repeat = 1 if args.quick else 10
     if args.repeat < 1 or args.ort_repeat < 1 or args.threads < 1:
@@ -219,7 +230,7 @@ def main(argv=None) -> int:
         args.workdir = pathlib.Path(temporary.name)
     args.workdir.mkdir(parents=True, exist_ok=True)
     cases = [case for name in args.models.split(",")
-             for case in models.MODELS[name](args.quick)]
+             for case in MODELS[name](args.quick)]
     rows = [measure(case, args) for case in cases]
     print_tables(rows, args)
     if temporary is not None:

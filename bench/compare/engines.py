@@ -100,10 +100,32 @@ def convert(cli: str, onnx_path: pathlib.Path, seqrt_path: pathlib.Path) -> floa
     return (time.perf_counter() - start) * 1e3
 
 
-def planned_arena(cli: str, model: pathlib.Path):
-    """(peak arena bytes, naive sum bytes) from `seqrt inspect --plan`."""
-    stdout, _ = run_process([cli, "inspect", str(model), "--plan"],
-                            f"seqrt inspect --plan {model.name}", dict(os.environ))
+def symbolic_dims(onnx_path: pathlib.Path,
+                  input_dir: pathlib.Path) -> Dict[str, int]:
+    """Each named (dynamic) dim of the graph's inputs → its size in the
+    stored inputs, for `seqrt inspect --plan --bind`."""
+    import onnx
+    sizes: Dict[str, int] = {}
+    for value in onnx.load(str(onnx_path), load_external_data=False).graph.input:
+        shape = np.load(input_dir / f"{value.name}.npy", mmap_mode="r").shape
+        for axis, dim in enumerate(value.type.tensor_type.shape.dim):
+            if not dim.dim_param:
+                continue
+            if sizes.setdefault(dim.dim_param, shape[axis]) != shape[axis]:
+                raise RuntimeError(
+                    f"{onnx_path}: dim '{dim.dim_param}' is {sizes[dim.dim_param]} "
+                    f"in one input and {shape[axis]} in '{value.name}'")
+    return sizes
+
+
+def planned_arena(cli: str, model: pathlib.Path, binds: Dict[str, int]):
+    """(peak arena bytes, naive sum bytes) from `seqrt inspect --plan`, with
+    the symbolic dims bound to binds' sizes."""
+    args = [cli, "inspect", str(model), "--plan"]
+    for name, size in sorted(binds.items()):
+        args += ["--bind", f"{name}={size}"]
+    stdout, _ = run_process(args, f"seqrt inspect --plan {model.name}",
+                            dict(os.environ))
     found = SEQRT_PLAN.search(stdout)
     if found is None:
         raise RuntimeError(f"seqrt inspect --plan {model.name}: no 'peak arena' line")

@@ -1,4 +1,5 @@
-"""The benchmark's models as seeded PyTorch modules and their export.
+"""The benchmark's own models as seeded PyTorch modules and their export
+(the Hugging Face models are in hf_models.py).
 
 BERT and GPT-2 are plain torch (Linear, LayerNorm, manual attention with
 softmax, GELU) exported by torch.onnx.export at opset 17, so that seqrt's
@@ -8,6 +9,7 @@ layers and seqrt.export, whose ONNX functions onnxruntime runs.
 
 import dataclasses
 import math
+import pathlib
 from typing import Callable, Dict, List, Tuple
 
 import numpy as np
@@ -146,7 +148,18 @@ class Case:
     key: str            # file stem; encodes every size, so caches stay valid
     tokens: int         # tokens one run processes (for tokens/s)
     seqrt_ops: bool     # ORT runs seqrt ops through ONNX function bodies
-    build: Callable[[], Tuple[nn.Module, Dict[str, np.ndarray], List[str]]]
+    # Writes the .onnx to the path given; returns the feeds by input name.
+    write: Callable[[pathlib.Path], Dict[str, np.ndarray]]
+
+
+Build = Callable[[], Tuple[nn.Module, Dict[str, np.ndarray], List[str]]]
+
+
+def module_case(model: str, phase: str, key: str, tokens: int,
+                seqrt_ops: bool, build: Build) -> Case:
+    """A Case for build() → (module, feeds, output names), written by export."""
+    return Case(model, phase, key, tokens, seqrt_ops,
+                lambda path: export(build, seqrt_ops, path))
 
 
 def _ids(rng, vocab: int, length: int):
@@ -163,8 +176,9 @@ def bert_cases(quick: bool) -> List[Case]:
             module = BertEncoder(vocab, dim, heads, ffn, depth)
             rng = np.random.default_rng(0)
             return module, {"input_ids": _ids(rng, vocab, seq)}, ["hidden"]
-        cases.append(Case("bert", f"encoder seq {seq}",
-                          f"bert_l{depth}_d{dim}_v{vocab}_s{seq}", seq, False, build))
+        cases.append(module_case("bert", f"encoder seq {seq}",
+                                 f"bert_l{depth}_d{dim}_v{vocab}_s{seq}", seq,
+                                 False, build))
     return cases
 
 
@@ -194,10 +208,11 @@ def gpt2_cases(quick: bool) -> List[Case]:
         return module, feeds, ["logits"] + [f"present_{n}" for n in names]
 
     stem = f"gpt2_l{depth}_d{dim}_v{vocab}"
-    return [Case("gpt2", f"prefill {prompt}", f"{stem}_prefill{prompt}",
-                 prompt, False, prefill),
-            Case("gpt2", f"decode step, cache {cache} (step {steps // 2} of {steps})",
-                 f"{stem}_decode{cache}", 1, False, decode)]
+    return [module_case("gpt2", f"prefill {prompt}", f"{stem}_prefill{prompt}",
+                        prompt, False, prefill),
+            module_case("gpt2",
+                        f"decode step, cache {cache} (step {steps // 2} of {steps})",
+                        f"{stem}_decode{cache}", 1, False, decode)]
 
 
 def _sequence_case(model: str, label: str, key: str, length: int, dim: int,
@@ -208,7 +223,7 @@ def _sequence_case(model: str, label: str, key: str, length: int, dim: int,
         rng = np.random.default_rng(0)
         x = rng.standard_normal((1, length, dim), dtype=np.float32)
         return module, {"x": x}, ["y"]
-    return Case(model, label, key, length, True, build)
+    return module_case(model, label, key, length, True, build)
 
 
 def mamba_cases(quick: bool) -> List[Case]:
@@ -260,13 +275,13 @@ MODELS = {"bert": bert_cases, "gpt2": gpt2_cases, "mamba": mamba_cases,
           "retnet": retnet_cases, "titans": titans_cases}
 
 
-def export(case: Case, path) -> Dict[str, np.ndarray]:
-    """Writes case's .onnx to path; returns the feeds."""
-    module, feeds, outputs = case.build()
+def export(build: Build, seqrt_ops: bool, path) -> Dict[str, np.ndarray]:
+    """Writes build()'s module as .onnx to path; returns the feeds."""
+    module, feeds, outputs = build()
     module.eval()
     args = tuple(torch.from_numpy(v) for v in feeds.values())
     with torch.no_grad():
-        if case.seqrt_ops:
+        if seqrt_ops:
             sx.export(module, args, str(path), input_names=list(feeds),
                       output_names=outputs, opset_version=OPSET)
         else:

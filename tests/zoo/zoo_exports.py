@@ -31,8 +31,8 @@ def numpy_inputs(names: Sequence[str], args: Sequence) -> Dict[str, np.ndarray]:
     return {n: a.numpy() for n, a in zip(names, args)}
 
 
-def token_ids(batch: int, length: int) -> torch.Tensor:
-    return torch.randint(0, VOCAB, (batch, length), dtype=torch.int64)
+def token_ids(batch: int, length: int, vocab: int = VOCAB) -> torch.Tensor:
+    return torch.randint(0, vocab, (batch, length), dtype=torch.int64)
 
 
 # ---- decoders with past_key_values (prefill and one decode step) ----------
@@ -73,23 +73,24 @@ def past_names(layers: int, prefix: str) -> List[str]:
 
 
 def decoder_pair(make_model, layers: int, kv_heads: int, head_dim: int,
-                 with_mask: bool, source: str):
+                 with_mask: bool, source: str, vocab: int = VOCAB):
     """Builders for the prefill and the decode-with-past export of the model
-    `make_model()` returns (made per build, after the builder seeds torch)."""
+    `make_model()` returns (made per build, after the builder seeds torch).
+    The zoo uses their default sizes; bench/compare_onnxruntime.py passes
+    its own prompt and past lengths."""
 
-    def prefill(path: pathlib.Path, opset: int) -> Dict:
-        ids = token_ids(1, 16)
+    def prefill(path: pathlib.Path, opset: int, length: int = 16) -> Dict:
+        ids = token_ids(1, length, vocab)
         args = [ids] + ([torch.ones_like(ids)] if with_mask else [])
         names = ["input_ids"] + (["attention_mask"] if with_mask else [])
         axes = {n: {0: "batch", 1: "seq"} for n in names}
         export(DecoderPrefill(make_model(), with_mask), path, args, names,
                ["logits"], opset, axes)
-        return {"source": source + ", prefill 16 tokens",
+        return {"source": source + f", prefill {length} tokens",
                 "steps": [numpy_inputs(names, args)]}
 
-    def decode(path: pathlib.Path, opset: int) -> Dict:
-        past_len = 8
-        ids = token_ids(1, 1)
+    def decode(path: pathlib.Path, opset: int, past_len: int = 8) -> Dict:
+        ids = token_ids(1, 1, vocab)
         pasts = [torch.randn(1, kv_heads, past_len, head_dim)
                  for _ in range(2 * layers)]
         mask = [torch.ones(1, past_len + 1, dtype=torch.int64)] if with_mask else []
@@ -102,7 +103,7 @@ def decoder_pair(make_model, layers: int, kv_heads: int, head_dim: int,
             axes["attention_mask"] = {0: "batch", 1: "total"}
         export(DecoderWithPast(make_model(), layers, with_mask), path,
                [ids] + mask + pasts, names, outputs, opset, axes)
-        return {"source": source + ", one decode step with a past of 8",
+        return {"source": source + f", one decode step with a past of {past_len}",
                 "steps": [numpy_inputs(names, [ids] + mask + pasts)]}
 
     return prefill, decode
