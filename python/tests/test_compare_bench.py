@@ -46,6 +46,49 @@ def test_quick_bert_row_has_numeric_ratio(tmp_path):
                         loads[0]["arena peak / naive KiB"]), loads
 
 
+def test_quick_hugging_face_rows_agree(tmp_path):
+    """The transformers exports (GPT-2 and Llama prefill and decode with
+    past_key_values, Llama with attention_mask; BERT with its three inputs)
+    run in both engines and agree."""
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--models",
+         "hf_gpt2,hf_llama,hf_bert", "--cli", seqrt_cli(),
+         "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = table_rows(proc.stdout, "| model | shape / phase | seqrt ms")
+    assert [(r["model"], r["shape / phase"]) for r in rows] == [
+        ("hf_gpt2", "prefill 16"), ("hf_gpt2", "decode step, past 8"),
+        ("hf_llama", "prefill 16"), ("hf_llama", "decode step, past 8"),
+        ("hf_bert", "encoder seq 32")], proc.stdout
+    for row in rows:
+        assert float(row["max rel diff"]) < 1e-4, row
+    inputs = sorted(p.stem for p in tmp_path.glob("hf_llama_*_decode8/inputs/*.npy"))
+    assert inputs[:2] == ["attention_mask", "input_ids"], inputs
+    assert "past_key_values.1.value" in inputs, inputs
+    loads = table_rows(proc.stdout, "| model | shape / phase | .onnx import ms")
+    for row in loads:  # --plan got the symbolic dims bound
+        assert re.fullmatch(r"\d+ / \d+ \([\d.]+ %\)",
+                            row["arena peak / naive KiB"]), row
+
+
+def test_failing_seqrt_fails_its_row_only(tmp_path):
+    """A CLI that refuses every file: each row shows 'failed' for seqrt and
+    its message, onnxruntime still runs, the script exits 1."""
+    cli = tmp_path / "refusing_seqrt"
+    cli.write_text("#!/bin/sh\necho 'seqrt: error: no kernel for op X' >&2\nexit 1\n")
+    cli.chmod(0o755)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--models", "bert",
+         "--cli", str(cli), "--workdir", str(tmp_path / "work")],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    row = table_rows(proc.stdout, "| model | shape / phase | seqrt ms")[0]
+    assert row["seqrt ms"] == "failed" and float(row["ORT ms"]) > 0, row
+    assert ("error, bert encoder seq 32: seqrt: seqrt convert model.onnx failed "
+            "(exit 1): seqrt: error: no kernel for op X") in proc.stdout, proc.stdout
+
+
 def test_unknown_model_is_refused(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--models", "bert,nosuch",
