@@ -88,6 +88,10 @@ Result<std::vector<Tensor>> ArenaRunner::run(std::vector<Tensor> inputs,
                                              const KernelChooser& choose,
                                              InterpretOptions options) const {
   std::shared_ptr<const MemoryPlan> plan = plan_for(inputs);
+  if (plan != nullptr) {
+    options.precomputed = &plan->precomputed;
+    options.skipped_nodes = &plan->precomputed_nodes;
+  }
   std::shared_ptr<Tensor> arena;
   if (plan != nullptr && plan->peak_arena_bytes > 0) {
     arena = acquire_arena(plan->peak_arena_bytes);

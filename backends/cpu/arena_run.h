@@ -1,7 +1,9 @@
 // Runs a compiled graph with its node outputs in one arena laid out by the
 // graph-level memory plan (compiler/planner, DESIGN.md §5.1). A plan is made
-// once per binding of the symbolic dims the runs meet and kept; arenas are
-// kept between runs, one per run in flight.
+// once per binding of the symbolic dims the runs meet and kept, with the
+// shape arithmetic that binding fixes computed once (kPrecomputed values,
+// whose nodes the runs skip); arenas are kept between runs, one per run in
+// flight.
 #pragma once
 
 #include <atomic>

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "backends/cpu/kernel_table.h"
 #include "compiler/infer/infer_graph.h"
@@ -125,6 +127,53 @@ TEST(ArenaRunner, AnAliasThePlanDoesNotKnowIsCopiedOut) {
     ASSERT_FLOAT_EQ(py[i], std::max(px[i], 0.0f) + std::tanh(px[i]))
         << "element " << i;
   }
+}
+
+TEST(ArenaRunner, ShapeArithmeticRunsOncePerBindingNotPerRun) {
+  // y = Reshape(Relu(x), [x.dim(1), x.dim(0)]), the shape built from
+  // Shape -> Gather -> Unsqueeze -> Concat as exports build it.
+  GraphBuilder b("shape_chain");
+  ValueId x = b.input("x", DType::kF32, Shape{Dim::symbol("seq"), 4});
+  ValueId shape = b.add("Shape", {x});
+  ValueId axes = b.constant("axes", Tensor::from_vector<int64_t>({1}, {0}));
+  auto dim = [&](int64_t axis) {
+    ValueId index = b.constant("axis" + std::to_string(axis),
+                               Tensor::scalar<int64_t>(axis));
+    return b.add("Unsqueeze", {b.add("Gather", {shape, index}), axes});
+  };
+  ValueId new_shape =
+      b.add("Concat", {dim(1), dim(0)}, {{"axis", Attribute(int64_t{0})}});
+  b.output(b.add("Reshape", {b.add("Relu", {x}), new_shape}), "y");
+  Graph graph = std::move(b).build().value();
+  ASSERT_TRUE(infer_graph(graph).is_ok());
+  // Every kernel counts its calls; the shape ops' must stay at zero.
+  std::vector<KernelFn> kernels = cpu_kernels(graph);
+  std::vector<int> calls(graph.nodes.size(), 0);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    kernels[i] = [run = kernels[i], &count = calls[i]](KernelContext& ctx) {
+      ++count;
+      return run(ctx);
+    };
+  }
+  Schedule schedule = schedule_graph(graph).value();
+  InterpretOptions options;
+  options.schedule = &schedule;
+  options.kernels = &kernels;
+  ArenaRunner runner(graph);
+  for (int64_t seq : {3, 5, 3}) {
+    Tensor input = random_uniform_f32({seq, 4}, 13);
+    std::vector<Tensor> heap =
+        interpret_graph(graph, {input}, no_chooser, nullptr, options).value();
+    std::fill(calls.begin(), calls.end(), 0);
+    std::vector<Tensor> y = runner.run({input}, no_chooser, options).value();
+    EXPECT_EQ(y[0].dims(), (std::vector<int64_t>{4, seq}));
+    EXPECT_TRUE(y[0].same_as(heap[0]));
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      const std::string& op = graph.nodes[n].op;
+      EXPECT_EQ(calls[n], op == "Relu" || op == "Reshape" ? 1 : 0) << op;
+    }
+  }
+  EXPECT_EQ(runner.stats().plans_made, 2) << "seq 3 planned once";
 }
 
 }  // namespace

@@ -262,6 +262,11 @@ Result<std::vector<Tensor>> interpret_graph(
     env[graph.inputs[i]] = std::move(inputs[i]);
   }
   for (const auto& [id, tensor] : graph.constants) env[id] = tensor;
+  if (options.precomputed != nullptr) {
+    // Shared with the plan: a kernel never takes them over, as the plan
+    // keeps a handle (KernelContext::take_input needs the sole one).
+    for (const auto& [id, tensor] : *options.precomputed) env[id] = tensor;
+  }
   for (ValueId id : graph.captures) {
     auto it =
         outer ? outer->find(graph.value(id).name) : decltype(outer->end()){};
@@ -276,12 +281,26 @@ Result<std::vector<Tensor>> interpret_graph(
   const bool is_subgraph = outer != nullptr;
   OutputLimits limits(graph, control, is_subgraph);
   const Node* last_run = nullptr;
+  // Drops the values whose last reader is `node`, at `pos` of the order.
+  auto release_dead_inputs = [&](const Node& node, int pos) {
+    for (ValueId id : node.inputs) {
+      if (id != kNoValue && last[id] == pos) {
+        env[id] = Tensor();
+        limits.release(id);
+      }
+    }
+  };
   for (size_t pos = 0; pos < order.size(); ++pos) {
     const Node& node = graph.nodes[order[pos]];
     if (control != nullptr && control->should_stop()) {
       return control->check_stop(stop_place(graph, last_run, is_subgraph));
     }
     last_run = &node;
+    if (options.skipped_nodes != nullptr &&
+        (*options.skipped_nodes)[order[pos]]) {
+      release_dead_inputs(node, static_cast<int>(pos));
+      continue;
+    }
     const OpSchema* schema = registry.find(node.domain, node.op);
     if (schema == nullptr) {
       return unsupported("{}: no such op in the registry", node.label());
@@ -352,12 +371,7 @@ Result<std::vector<Tensor>> interpret_graph(
       }
       env[node.outputs[i]] = std::move(ctx.outputs()[i]);
     }
-    for (ValueId id : node.inputs) {
-      if (id != kNoValue && last[id] == static_cast<int>(pos)) {
-        env[id] = Tensor();
-        limits.release(id);
-      }
-    }
+    release_dead_inputs(node, static_cast<int>(pos));
   }
   std::vector<Tensor> outputs;
   for (ValueId id : graph.outputs) outputs.push_back(env[id]);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/node_profiler.h"
@@ -51,6 +52,11 @@ struct InterpretOptions {
   std::function<Status(ValueId value, Tensor& tensor)> adopt_output;
   // Times each node's kernel into this profiler when set.
   NodeProfiler* profiler = nullptr;
+  // Values computed ahead for this run's dim binding (a memory plan's
+  // precomputed values) and, by node index, the nodes that produce only
+  // such values: these are skipped. Both or neither.
+  const std::vector<std::pair<ValueId, Tensor>>* precomputed = nullptr;
+  const std::vector<bool>* skipped_nodes = nullptr;
 };
 
 // Runs `graph` on `inputs` (in graph-input order) and returns its outputs.

@@ -110,7 +110,8 @@ bool has_large_output(const std::vector<ValueInfo>& outputs) {
 using Scope = std::map<std::string, const Value*>;
 
 Status infer_graph_in_scope(Graph& graph, const Scope& outer,
-                            const OpRegistry& registry);
+                            const OpRegistry& registry,
+                            std::map<ValueId, Tensor>* computed = nullptr);
 
 // Types each subgraph of `node` before the node itself is inferred, so that
 // If/Scan/Loop inference can read the subgraphs' output types. A capture
@@ -168,10 +169,19 @@ Status infer_graph(Graph& graph, const OpRegistry& registry) {
   return infer_graph_in_scope(graph, Scope(), registry);
 }
 
+Result<std::map<ValueId, Tensor>> infer_graph_values(
+    Graph& graph, const OpRegistry& registry) {
+  std::map<ValueId, Tensor> computed;
+  SEQRT_RETURN_IF_ERROR(
+      infer_graph_in_scope(graph, Scope(), registry, &computed));
+  return computed;
+}
+
 namespace {
 
 Status infer_graph_in_scope(Graph& graph, const Scope& outer,
-                            const OpRegistry& registry) {
+                            const OpRegistry& registry,
+                            std::map<ValueId, Tensor>* computed) {
   SEQRT_RETURN_IF_ERROR(check_ops(graph, registry));
   SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, graph.topological_order());
   std::map<ValueId, Tensor> known(graph.constants.begin(),
@@ -214,6 +224,9 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
           merge_type(node, graph.value(node.outputs[i]), ctx.outputs()[i]));
       if (i < values.size() && !values[i].empty()) {
         known[node.outputs[i]] = values[i];
+        if (computed != nullptr && !node.has_subgraphs()) {
+          (*computed)[node.outputs[i]] = values[i];
+        }
       }
     }
   }

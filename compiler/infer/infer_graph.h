@@ -3,6 +3,8 @@
 // declared value types (a conflict is an error naming the node).
 #pragma once
 
+#include <map>
+
 #include "graph/graph.h"
 #include "ops/registry.h"
 
@@ -15,6 +17,14 @@ namespace seqrt {
 // declared type that contradicts the inferred one.
 Status infer_graph(Graph& graph,
                    const OpRegistry& registry = OpRegistry::global());
+
+// The same, and also returns the small values inference computed without
+// the data: node outputs of the top graph (not subgraphs) that are
+// functions of the constants and of the values' shapes, such as the shape
+// arithmetic of an export (Shape -> Gather -> Concat) once the input dims
+// are fixed. Keyed by value; constants of the graph are not repeated.
+Result<std::map<ValueId, Tensor>> infer_graph_values(
+    Graph& graph, const OpRegistry& registry = OpRegistry::global());
 
 // Checks that every node's op is registered and its node matches the
 // schema (arity, attribute types) without inferring types; recursive into

@@ -10,7 +10,8 @@
 namespace seqrt {
 
 Result<Graph> bind_dims(const Graph& graph,
-                        const std::map<std::string, int64_t>& bindings) {
+                        const std::map<std::string, int64_t>& bindings,
+                        std::map<ValueId, Tensor>* computed) {
   for (const auto& [name, size] : bindings) {
     if (size < 0) {
       return invalid_argument("dim binding {}={} is negative", name, size);
@@ -25,7 +26,14 @@ Result<Graph> bind_dims(const Graph& graph,
       if (it != bindings.end()) dim = Dim(it->second);
     }
   }
-  Status status = infer_graph(bound);
+  Status status = Status::ok();
+  if (computed == nullptr) {
+    status = infer_graph(bound);
+  } else {
+    Result<std::map<ValueId, Tensor>> values = infer_graph_values(bound);
+    status = values.status();
+    if (values.is_ok()) *computed = std::move(values).value();
+  }
   if (!status.is_ok()) {
     return status.with_context(fmt::format("graph '{}' with dims bound as {}",
                                            graph.name,

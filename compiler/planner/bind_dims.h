@@ -13,9 +13,11 @@
 namespace seqrt {
 
 // A copy of `graph` whose top-level value shapes have each bound symbol
-// replaced by its value, then typed by infer_graph.
+// replaced by its value, then typed by infer_graph. With `computed`, also
+// the small node outputs that inference evaluated (infer_graph_values).
 Result<Graph> bind_dims(const Graph& graph,
-                        const std::map<std::string, int64_t>& bindings);
+                        const std::map<std::string, int64_t>& bindings,
+                        std::map<ValueId, Tensor>* computed = nullptr);
 
 // The sizes of the symbolic dims of `graph`'s inputs as `inputs` (in
 // graph-input order) have them; an input of another rank is skipped (the

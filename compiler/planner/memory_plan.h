@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/graph.h"
@@ -15,13 +16,16 @@
 namespace seqrt {
 
 enum class MemoryKind {
-  kUnused,    // a value no node, input, output or constant refers to
-  kArena,     // transient: at `offset` in the run's arena
-  kState,     // a state pair's input or output: owned by the Stream
-  kIo,        // a graph input or output: bound by the caller
-  kConstant,  // a weight
-  kDynamic,   // a node's output whose size is known only at run time (a
-              // data-dependent shape): allocated on the heap when produced
+  kUnused,       // a value no node, input, output or constant refers to
+  kArena,        // transient: at `offset` in the run's arena
+  kState,        // a state pair's input or output: owned by the Stream
+  kIo,           // a graph input or output: bound by the caller
+  kConstant,     // a weight
+  kDynamic,      // a node's output whose size is known only at run time (a
+                 // data-dependent shape): allocated on the heap when produced
+  kPrecomputed,  // a node's output the binding fixes (shape arithmetic such
+                 // as Shape -> Gather -> Concat): computed when the plan is
+                 // made, in MemoryPlan::precomputed
 };
 
 const char* memory_kind_name(MemoryKind kind);  // "arena", "state", ...
@@ -57,14 +61,21 @@ struct MemoryPlan {
   std::vector<ValuePlan> values;  // indexed by ValueId
   int64_t peak_arena_bytes = 0;   // the arena size a run needs
   int64_t naive_arena_bytes = 0;  // every arena value in its own block
+  // The kPrecomputed values, and by node index whether a node produces only
+  // such values: a run takes the tensors and skips those nodes, so the
+  // shape arithmetic of an export runs once per binding, not once per run.
+  std::vector<std::pair<ValueId, Tensor>> precomputed;
+  std::vector<bool> precomputed_nodes;
 };
 
 // Plans `graph` with its symbolic dims bound. A value whose size inference
 // cannot tell before run time (a data-dependent shape) is kDynamic, and so
 // are views of it; every other value must get a concrete size from the
 // bindings and the ops' inference, and an error names the first value with
-// a symbol left unbound. Subgraphs are opaque: the
-// values they capture live until the node holding them ends.
+// a symbol left unbound. Node outputs that inference computes from the
+// constants and the bound shapes alone (small values, see infer_graph_values)
+// are kPrecomputed. Subgraphs are opaque: the values they capture live
+// until the node holding them ends.
 Result<MemoryPlan> plan_memory(
     const Graph& graph, const std::map<std::string, int64_t>& dim_bindings);
 

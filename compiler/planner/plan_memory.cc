@@ -2,6 +2,7 @@
 // then arena offsets by greedy best-fit over the blocks' lifetimes.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -53,6 +54,33 @@ Status fill_types(const Graph& bound, MemoryPlan& plan) {
   return Status::ok();
 }
 
+// Marks the arena values whose tensors bound inference computed (and that
+// match their planned type) kPrecomputed, keeps the tensors, and marks the
+// nodes whose every output is one.
+void mark_precomputed(const Graph& graph,
+                      const std::map<ValueId, Tensor>& computed,
+                      MemoryPlan& plan) {
+  for (const auto& [id, tensor] : computed) {
+    ValuePlan& value = plan.values[id];
+    if (value.kind != MemoryKind::kArena || tensor.dtype() != value.dtype ||
+        tensor.dims() != value.dims) {
+      continue;
+    }
+    value.kind = MemoryKind::kPrecomputed;
+    plan.precomputed.emplace_back(id, tensor);
+  }
+  plan.precomputed_nodes.assign(graph.nodes.size(), false);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    bool all = !node.outputs.empty() && !node.has_subgraphs();
+    for (ValueId id : node.outputs) {
+      all = all && (id == kNoValue ||
+                    plan.values[id].kind == MemoryKind::kPrecomputed);
+    }
+    plan.precomputed_nodes[n] = all;
+  }
+}
+
 // Index of the block `out` may write in place: an arena input of the same
 // size whose block nothing reads after this step. -1 when there is none.
 int in_place_block(const Node& node, int step, ValueId out,
@@ -91,7 +119,14 @@ std::vector<Block> assign_blocks(const Graph& graph, MemoryPlan& plan,
   // A view of an input, a state, a weight or a dynamic value takes its
   // kind and no arena bytes.
   auto view = [&](ValueId out, ValueId in, int64_t skip) {
-    if (plan.values[in].kind == MemoryKind::kArena) {
+    if (plan.values[in].kind == MemoryKind::kPrecomputed) {
+      // Made once per plan: a view of it would be a precomputed value
+      // that the run still computes, so the view gets bytes of its own.
+      block_of[out] = static_cast<int>(blocks.size());
+      const ValuePlan& value = plan.values[out];
+      blocks.push_back({out, align_arena(value.bytes), value.first_step,
+                        value.last_step, -1});
+    } else if (plan.values[in].kind == MemoryKind::kArena) {
       join(out, in, false, skip);
     } else {
       plan.values[out].kind = plan.values[in].kind;
@@ -202,6 +237,8 @@ const char* memory_kind_name(MemoryKind kind) {
       return "constant";
     case MemoryKind::kDynamic:
       return "dynamic";
+    case MemoryKind::kPrecomputed:
+      return "precomputed";
   }
   return "?";
 }
@@ -221,8 +258,11 @@ Result<MemoryPlan> plan_memory(
     plan.values[id].first_step = lifetimes[id].first;
     plan.values[id].last_step = lifetimes[id].last;
   }
-  SEQRT_ASSIGN_OR_RETURN(Graph bound, bind_dims(graph, dim_bindings));
+  std::map<ValueId, Tensor> computed;
+  SEQRT_ASSIGN_OR_RETURN(Graph bound,
+                         bind_dims(graph, dim_bindings, &computed));
   SEQRT_RETURN_IF_ERROR(fill_types(bound, plan));
+  mark_precomputed(graph, computed, plan);
 
   std::vector<int> block_of;
   std::vector<int64_t> within;

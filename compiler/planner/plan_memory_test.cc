@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/builder.h"
 #include "compiler/planner/memory_plan.h"
+#include "graph/builder.h"
 
 namespace seqrt {
 namespace {
@@ -143,8 +143,11 @@ TEST(PlanMemory, ViewsShareTheirInputsBlockUntilTheLastAliasDies) {
   ValueId t = named(b, "Transpose", {x}, "t");
   ValueId tv = named(b, "Reshape", {t, flat}, "tv");
   ValueId xv = named(b, "Reshape", {x, flat}, "xv");
-  // A view of a weight that nothing reads: planned all the same.
-  named(b, "Reshape", {flat, shape_constant(b, "one", {1})}, "wv");
+  // A view of a weight that nothing reads: planned all the same. The
+  // weight is beyond what inference evaluates, so wv is not precomputed.
+  ValueId w = b.constant("w", Tensor::from_vector<float>(
+                                  {64, 128}, std::vector<float>(8192, 1.0f)));
+  named(b, "Reshape", {w, shape_constant(b, "all", {8192})}, "wv");
   b.output(named(b, "Concat", {v, tv, xv}, "y", {{"axis", int64_t{0}}}));
   Graph graph = build_or_fail(std::move(b));
   MemoryPlan plan = plan_or_fail(graph);
@@ -161,7 +164,7 @@ TEST(PlanMemory, ViewsShareTheirInputsBlockUntilTheLastAliasDies) {
   EXPECT_EQ(planned(graph, plan, "xv").kind, MemoryKind::kIo);
   EXPECT_EQ(planned(graph, plan, "xv").alias_of, x);
   EXPECT_EQ(planned(graph, plan, "wv").kind, MemoryKind::kConstant);
-  EXPECT_EQ(planned(graph, plan, "wv").alias_of, flat);
+  EXPECT_EQ(planned(graph, plan, "wv").alias_of, w);
   EXPECT_EQ(plan.peak_arena_bytes, 128);
   EXPECT_EQ(plan.naive_arena_bytes, 256);
 }
@@ -243,7 +246,60 @@ TEST(PlanMemory, BoundDimsGiveSizesThroughShapeArithmetic) {
   EXPECT_EQ(planned(graph, plan, "r").dims, (std::vector<int64_t>{5, 4}));
   EXPECT_EQ(planned(graph, plan, "r").alias_of, t);
   EXPECT_EQ(planned(graph, plan, "shape").bytes, 16);
-  EXPECT_EQ(plan.peak_arena_bytes, 64 + 128);
+  EXPECT_EQ(planned(graph, plan, "shape").kind, MemoryKind::kPrecomputed);
+  EXPECT_EQ(plan.peak_arena_bytes, 128) << "t only: shape is precomputed";
+}
+
+// x (seq, 4): y = Reshape(Relu(x), [x.dim(1), x.dim(0)]) with the new shape
+// built as an export builds it. The binding fixes the whole chain.
+Graph shape_chain_graph() {
+  GraphBuilder b("chain");
+  ValueId x = b.input("x", DType::kF32, {Dim::symbol("seq"), 4});
+  ValueId shape = named(b, "Shape", {x}, "shape");
+  ValueId zero = b.constant("zero", Tensor::scalar<int64_t>(0));
+  ValueId one = b.constant("one", Tensor::scalar<int64_t>(1));
+  ValueId axes = shape_constant(b, "axes", {0});
+  ValueId rows = named(b, "Gather", {shape, zero}, "rows");
+  ValueId cols = named(b, "Gather", {shape, one}, "cols");
+  ValueId new_shape = named(b, "Concat",
+                            {named(b, "Unsqueeze", {cols, axes}, "cols1"),
+                             named(b, "Unsqueeze", {rows, axes}, "rows1")},
+                            "new_shape", {{"axis", Attribute(int64_t{0})}});
+  ValueId relu = named(b, "Relu", {x}, "relu");
+  b.output(named(b, "Reshape", {relu, new_shape}, "y"));
+  return build_or_fail(std::move(b));
+}
+
+TEST(PlanMemory, ShapeArithmeticIsPrecomputedOncePerBinding) {
+  Graph graph = shape_chain_graph();
+  for (int64_t seq : {3, 7}) {
+    MemoryPlan plan = plan_or_fail(graph, {{"seq", seq}});
+    for (const char* name :
+         {"shape", "rows", "cols", "cols1", "rows1", "new_shape"}) {
+      EXPECT_EQ(planned(graph, plan, name).kind, MemoryKind::kPrecomputed)
+          << name;
+    }
+    EXPECT_EQ(planned(graph, plan, "relu").kind, MemoryKind::kArena);
+    const ValueId new_shape = graph.find_value("new_shape");
+    bool found = false;
+    for (const auto& [id, tensor] : plan.precomputed) {
+      if (id != new_shape) continue;
+      found = true;
+      const int64_t* dims = tensor.data_as<int64_t>();
+      ASSERT_EQ(tensor.num_elements(), 2);
+      EXPECT_EQ(dims[0], 4);
+      EXPECT_EQ(dims[1], seq);
+    }
+    EXPECT_TRUE(found);
+    int skipped = 0;
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      const std::string& op = graph.nodes[n].op;
+      const bool shape_op = op != "Relu" && op != "Reshape";
+      EXPECT_EQ(plan.precomputed_nodes.at(n), shape_op) << op;
+      skipped += plan.precomputed_nodes[n] ? 1 : 0;
+    }
+    EXPECT_EQ(skipped, 6) << "Shape, 2 Gather, 2 Unsqueeze, Concat";
+  }
 }
 
 TEST(PlanMemory, UnboundDimIsAnErrorNamingTheValue) {

@@ -114,7 +114,10 @@ Status check_value(const Graph& graph, const Graph& bound,
   // check_type then requires the size to be known only at run time.
   const bool dynamic_kind =
       base_kind == MemoryKind::kArena && value.kind == MemoryKind::kDynamic;
-  if (value.kind != base_kind && !view_kind && !dynamic_kind) {
+  const bool precomputed_kind =
+      base_kind == MemoryKind::kArena && value.kind == MemoryKind::kPrecomputed;
+  if (value.kind != base_kind && !view_kind && !dynamic_kind &&
+      !precomputed_kind) {
     return internal_error("{} is {} but planned as {}", value_label(graph, id),
                           memory_kind_name(base_kind),
                           memory_kind_name(value.kind));
@@ -196,6 +199,49 @@ Status check_overlaps(const Graph& graph, const MemoryPlan& plan) {
   return Status::ok();
 }
 
+// Each kPrecomputed value has its tensor, of its planned type, and a node
+// is skipped exactly when all it produces is precomputed.
+Status check_precomputed(const Graph& graph, const MemoryPlan& plan) {
+  std::vector<bool> held(plan.values.size(), false);
+  for (const auto& [id, tensor] : plan.precomputed) {
+    const ValuePlan& value = plan.values.at(id);
+    if (value.kind != MemoryKind::kPrecomputed ||
+        tensor.dtype() != value.dtype || tensor.dims() != value.dims) {
+      return internal_error(
+          "{}: the precomputed tensor {} {} does not match the plan",
+          value_label(graph, id), dtype_name(tensor.dtype()),
+          dims_to_string(tensor.dims()));
+    }
+    held[id] = true;
+  }
+  for (size_t id = 0; id < plan.values.size(); ++id) {
+    if (plan.values[id].kind == MemoryKind::kPrecomputed && !held[id]) {
+      return internal_error("{} is precomputed but has no tensor",
+                            value_label(graph, static_cast<ValueId>(id)));
+    }
+  }
+  if (plan.precomputed_nodes.size() != graph.nodes.size()) {
+    return internal_error(
+        "plan marks {} nodes precomputed or not; graph '{}' "
+        "has {}",
+        plan.precomputed_nodes.size(), graph.name, graph.nodes.size());
+  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    bool all = !node.outputs.empty() && !node.has_subgraphs();
+    for (ValueId id : node.outputs) {
+      all = all && (id == kNoValue || held[id]);
+    }
+    if (all != plan.precomputed_nodes[n]) {
+      return internal_error(
+          "{} is {}skipped but {}all its outputs are "
+          "precomputed",
+          node.label(), all ? "not " : "", all ? "" : "not ");
+    }
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status validate_plan(const Graph& graph, const MemoryPlan& plan) {
@@ -218,6 +264,7 @@ Status validate_plan(const Graph& graph, const MemoryPlan& plan) {
     }
   }
   SEQRT_RETURN_IF_ERROR(check_overlaps(graph, plan));
+  SEQRT_RETURN_IF_ERROR(check_precomputed(graph, plan));
   if (naive != plan.naive_arena_bytes) {
     return internal_error("naive sum is {} bytes but the plan says {}", naive,
                           plan.naive_arena_bytes);

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/builder.h"
 #include "compiler/planner/memory_plan.h"
+#include "graph/builder.h"
 
 namespace seqrt {
 namespace {
@@ -41,6 +41,57 @@ void expect_invalid(const Fixture& f, const std::string& fragment) {
   ASSERT_FALSE(status.is_ok()) << "expected an error with: " << fragment;
   EXPECT_NE(status.message().find(fragment), std::string::npos)
       << status.message();
+}
+
+// x (seq, 4) -> y = Reshape(x, Shape(x)): Shape is precomputed.
+struct ShapeFixture {
+  Graph graph;
+  MemoryPlan plan;
+  ValueId shape = kNoValue;
+};
+
+ShapeFixture make_shape_fixture() {
+  GraphBuilder b("shape");
+  ValueId x = b.input("x", DType::kF32, {Dim::symbol("seq"), 4});
+  ShapeFixture f;
+  f.shape = b.add("Shape", {x}, {}, {"shape"});
+  b.output(b.add("Reshape", {b.add("Relu", {x}), f.shape}, {}, {"y"}));
+  f.graph = std::move(b).build().value();
+  Result<MemoryPlan> plan = plan_memory(f.graph, {{"seq", 3}});
+  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
+  f.plan = std::move(plan).value();
+  EXPECT_EQ(f.plan.values[f.shape].kind, MemoryKind::kPrecomputed);
+  EXPECT_TRUE(validate_plan(f.graph, f.plan).is_ok());
+  return f;
+}
+
+Status validate(const ShapeFixture& f) {
+  return validate_plan(f.graph, f.plan);
+}
+
+TEST(ValidatePlan, RejectsAPrecomputedValueWithoutItsTensor) {
+  ShapeFixture f = make_shape_fixture();
+  f.plan.precomputed.clear();
+  EXPECT_NE(validate(f).message().find("is precomputed but has no tensor"),
+            std::string::npos)
+      << validate(f).message();
+}
+
+TEST(ValidatePlan, RejectsAPrecomputedTensorOfAnotherType) {
+  ShapeFixture f = make_shape_fixture();
+  f.plan.precomputed[0].second = Tensor::from_vector<int64_t>({1}, {3});
+  EXPECT_NE(validate(f).message().find("does not match the plan"),
+            std::string::npos)
+      << validate(f).message();
+}
+
+TEST(ValidatePlan, RejectsSkippingANodeThatIsNotPrecomputed) {
+  ShapeFixture f = make_shape_fixture();
+  for (size_t n = 0; n < f.graph.nodes.size(); ++n) {
+    f.plan.precomputed_nodes[n] = !f.plan.precomputed_nodes[n];
+  }
+  EXPECT_NE(validate(f).message().find("skipped but"), std::string::npos)
+      << validate(f).message();
 }
 
 TEST(ValidatePlan, AcceptsThePlannersPlan) {
