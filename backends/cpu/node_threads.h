@@ -16,10 +16,20 @@ namespace seqrt::cpu {
 // Below this many bytes of inputs and known outputs a node runs serially:
 // about what one core streams in the time a two-thread region costs idle.
 inline constexpr size_t kParallelNodeBytes = 32 * 1024;
+// The same when idle team threads sleep (OMP_WAIT_POLICY=passive): each
+// region then wakes them through the kernel, ~80 us on the development VM
+// (a 1x256 by 256x64 Gemm: 4 us on one thread, 89 us on two), in which one
+// core streams about a megabyte.
+inline constexpr size_t kParallelNodeBytesPassive = 1024 * 1024;
+
+// The threshold for `wait_policy` (OMP_WAIT_POLICY's value, or null).
+size_t parallel_node_bytes_for(const char* wait_policy);
+// The threshold for this process's OMP_WAIT_POLICY, read once.
+size_t parallel_node_bytes();
 
 // Wraps `node`'s kernel so that it runs on one thread when its inputs and
 // the outputs whose shapes the graph fixes are smaller than
-// kParallelNodeBytes; otherwise it tells the run's governor that a team node
+// parallel_node_bytes(); otherwise it tells the run's governor that a team node
 // is next (thread_governor.h) and runs on the team. Nodes that run subgraphs
 // (Loop, Scan, If, RungeKutta) always keep the team: their inputs do not say
 // their work.

@@ -46,7 +46,7 @@ TEST(NodeThreads, SmallNodesRunOnOneThread) {
 }
 
 TEST(NodeThreads, NodesWithLargeInputsKeepTheTeam) {
-  const int64_t n = kParallelNodeBytes / sizeof(float);
+  const int64_t n = parallel_node_bytes() / sizeof(float);
   EXPECT_EQ(threads_seen(relu_graph(n), n), 2);
 }
 
@@ -54,7 +54,7 @@ TEST(NodeThreads, NodesWithLargeFixedOutputsKeepTheTeam) {
   Graph graph = relu_graph(64);
   Value& y = graph.values[graph.nodes[0].outputs[0]];
   y.dtype = DType::kF32;
-  y.shape = Shape::from_dims({static_cast<int64_t>(kParallelNodeBytes)});
+  y.shape = Shape::from_dims({static_cast<int64_t>(parallel_node_bytes())});
   EXPECT_EQ(threads_seen(graph, 64), 2);
 }
 
@@ -62,6 +62,13 @@ TEST(NodeThreads, NodesThatRunSubgraphsKeepTheTeam) {
   Graph graph = relu_graph(64);
   graph.nodes[0].attrs["body"] = Attribute(std::make_shared<Graph>());
   EXPECT_EQ(threads_seen(graph, 64), 2);
+}
+
+TEST(NodeThreads, SleepingTeamsRaiseTheThreshold) {
+  EXPECT_EQ(parallel_node_bytes_for(nullptr), kParallelNodeBytes);
+  EXPECT_EQ(parallel_node_bytes_for("ACTIVE"), kParallelNodeBytes);
+  EXPECT_EQ(parallel_node_bytes_for("passive"), kParallelNodeBytesPassive);
+  EXPECT_EQ(parallel_node_bytes_for("PASSIVE"), kParallelNodeBytesPassive);
 }
 
 }  // namespace
