@@ -50,7 +50,9 @@ Result<std::unique_ptr<Session>> Session::create(Graph graph,
   if (status.is_ok()) status = infer_graph(graph);
   if (!status.is_ok()) return status.with_context(context);
   SEQRT_RETURN_IF_ERROR(check_graph_limits(graph, options.limits, context));
-  if (options.optimize) {
+  // A graph optimised ahead (seqrt convert --optimize) was verified and
+  // typed above like any other; only the passes are skipped.
+  if (options.optimize && !is_optimized(graph)) {
     report_progress(options.progress, "optimising");
     status = optimize_graph(graph).status();
   }

@@ -42,6 +42,9 @@ struct SessionOptions {
   BackendOptions backend_options;
   // Run the graph passes (compiler/passes: folding, dead code, fusions into
   // the fused ops) before compiling; off runs the graph exactly as given.
+  // A graph that these passes already optimised (a .seqrt file written by
+  // `seqrt convert --optimize`, compiler/passes/pass.h is_optimized) is
+  // not optimised again.
   bool optimize = true;
   CompileOptions compile;
   // Tensor sizes, node count, subgraph depth, the memory budget, Loop

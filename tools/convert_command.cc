@@ -1,11 +1,14 @@
-// seqrt convert IN OUT: reads a model, verifies it and writes it as .seqrt.
-// IN is a .seqrt or an ONNX file.
+// seqrt convert IN OUT [--optimize]: reads a model, verifies it and writes
+// it as .seqrt, optimised by the default passes when asked. IN is a .seqrt
+// or an ONNX file.
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "compiler/infer/infer_graph.h"
+#include "compiler/passes/pass.h"
 #include "graph/verifier.h"
 #include "importers/native/writer.h"
 #include "runtime/model_loader.h"
@@ -20,6 +23,7 @@ struct ConvertOptions {
   std::string input;
   std::string output;
   bool no_mmap = false;
+  bool optimize = false;
 };
 
 Status convert_model(const ConvertOptions& options) {
@@ -36,6 +40,14 @@ Status convert_model(const ConvertOptions& options) {
   Status verified = verify_graph(graph);
   if (!verified.is_ok()) {
     return verified.with_context(fmt::format("'{}'", options.input));
+  }
+  if (options.optimize && !is_optimized(graph)) {
+    report_progress(progress.callback(), "optimising");
+    Status typed = infer_graph(graph);
+    if (typed.is_ok()) typed = optimize_graph(graph).status();
+    if (!typed.is_ok()) {
+      return typed.with_context(fmt::format("optimising '{}'", options.input));
+    }
   }
   // The writer renames a finished temporary file into place, so writing
   // over the input, whose constants are mapped, is safe.
@@ -56,6 +68,10 @@ Command add_convert_command(CLI::App& app) {
   sub->add_option("IN", options->input, "Model to read (.seqrt or .onnx)")
       ->required();
   sub->add_option("OUT", options->output, "File to write (.seqrt)")->required();
+  sub->add_flag("--optimize", options->optimize,
+                "Store the graph as the optimisation passes leave it (folded, "
+                "fused), marked as such, so that loading it skips the passes; "
+                "it is still verified and typed on load");
   add_no_mmap_flag(*sub, options->no_mmap);
   return {sub, [options] { return convert_model(*options); }};
 }

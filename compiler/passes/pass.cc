@@ -63,7 +63,21 @@ std::vector<Pass> default_passes() {
 }
 
 Result<std::vector<PassStats>> optimize_graph(Graph& graph) {
-  return run_passes(graph, default_passes());
+  SEQRT_ASSIGN_OR_RETURN(std::vector<PassStats> stats,
+                         run_passes(graph, default_passes()));
+  graph.metadata[kOptimizedByKey] = default_pipeline_id();
+  return stats;
+}
+
+std::string default_pipeline_id() {
+  std::vector<std::string> names;
+  for (const Pass& pass : default_passes()) names.push_back(pass.name);
+  return fmt::format("{}:{}", kPipelineRevision, fmt::join(names, ","));
+}
+
+bool is_optimized(const Graph& graph) {
+  auto mark = graph.metadata.find(kOptimizedByKey);
+  return mark != graph.metadata.end() && mark->second == default_pipeline_id();
 }
 
 std::string format_pass_stats(const std::vector<PassStats>& stats) {

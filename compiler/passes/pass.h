@@ -46,8 +46,22 @@ Result<std::vector<PassStats>> run_passes(Graph& graph,
 // folding and dead code again for what the fusions left behind.
 std::vector<Pass> default_passes();
 
-// run_passes(graph, default_passes()).
+// run_passes(graph, default_passes()), then marks the graph as optimised
+// by this pipeline (kOptimizedByKey), so that a .seqrt file written from it
+// (`seqrt convert --optimize`) skips the passes when it is loaded.
 Result<std::vector<PassStats>> optimize_graph(Graph& graph);
+
+// The metadata key of that mark; its value is default_pipeline_id().
+inline constexpr char kOptimizedByKey[] = "seqrt.optimized_by";
+// This build's default pipeline: kPipelineRevision and the pass names.
+std::string default_pipeline_id();
+// Raised whenever a pass changes what it writes, so that files optimised
+// by an older pipeline are optimised again.
+inline constexpr int kPipelineRevision = 1;
+// True when `graph` carries the mark of this very pipeline. A mark of
+// another pipeline (an older seqrt) does not count: such graphs are
+// optimised again. Verification and typing never depend on it.
+bool is_optimized(const Graph& graph);
 
 // "fold_constants  3 runs  120 -> 97 nodes", one line per pass.
 std::string format_pass_stats(const std::vector<PassStats>& stats);

@@ -58,6 +58,18 @@ TEST(Passes, DefaultPipelineFusesFoldsAndCleans) {
                run_reference(graph, feeds).at("y"));
 }
 
+TEST(Passes, OptimizeGraphMarksTheGraphWithThisPipeline) {
+  Graph graph = block_graph();
+  EXPECT_FALSE(is_optimized(graph));
+  ASSERT_TRUE(optimize_graph(graph).is_ok());
+  EXPECT_TRUE(is_optimized(graph));
+  EXPECT_EQ(graph.metadata.at(kOptimizedByKey), default_pipeline_id());
+  EXPECT_NE(default_pipeline_id().find("fuse_attention"), std::string::npos);
+  // The mark of another pipeline (an older seqrt) does not count.
+  graph.metadata[kOptimizedByKey] = "0:fold_constants";
+  EXPECT_FALSE(is_optimized(graph));
+}
+
 TEST(Passes, RepeatPassesRunUntilUnchanged) {
   int calls = 0;
   Pass counting{"count_to_three",

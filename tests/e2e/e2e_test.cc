@@ -8,6 +8,7 @@
 
 #include "backends/reference/reference_backend.h"
 #include "compiler/infer/infer_graph.h"
+#include "compiler/passes/pass.h"
 #include "graph/builder.h"
 #include "importers/native/reader.h"
 #include "importers/native/writer.h"
@@ -134,6 +135,28 @@ TEST(e2e, ConvertRoundTripRunsToIdenticalOutputs) {
   Tensor from_copy = cli_logits(converted, sample_dir() + "/out_b");
   ASSERT_FALSE(from_original.empty());
   EXPECT_TRUE(from_copy.same_as(from_original));
+}
+
+TEST(e2e, ConvertOptimizeStoresTheOptimisedGraphAndRunsTheSame) {
+  std::string optimized = sample_dir() + "/optimized.seqrt";
+  CommandResult convert =
+      run_seqrt({"convert", model_path(), optimized, "--optimize"});
+  ASSERT_EQ(convert.exit_code, 0) << convert.err;
+  Result<Graph> original = read_seqrt_file(model_path());
+  Result<Graph> stored = read_seqrt_file(optimized);
+  ASSERT_TRUE(original.is_ok() && stored.is_ok());
+  EXPECT_TRUE(is_optimized(*stored));
+  EXPECT_LT(stored->nodes.size(), original->nodes.size())
+      << "MatMul + bias became one fused node";
+
+  CommandResult inspect = run_seqrt({"inspect", optimized});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_TRUE(contains(inspect.out, kOptimizedByKey)) << inspect.out;
+
+  Tensor from_original = cli_logits(model_path(), sample_dir() + "/out_c");
+  Tensor from_stored = cli_logits(optimized, sample_dir() + "/out_d");
+  ASSERT_FALSE(from_original.empty());
+  EXPECT_TRUE(from_stored.same_as(from_original));
 }
 
 // present = past + x with a state pair, and an output name that is not a

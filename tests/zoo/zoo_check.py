@@ -18,7 +18,8 @@ import onnxruntime as ort
 REL_TOL = 1e-4
 
 # How a model is run: a backend, and whether through the optimisation passes
-# or as given, and from the .onnx file or after `seqrt convert` to .seqrt.
+# or as given, and from the .onnx file or after `seqrt convert --optimize` to
+# .seqrt (the optimised graph stored, so the load skips the passes).
 CONFIGS = {
     "reference": ("reference", []),
     "cpu": ("cpu", []),
@@ -66,8 +67,9 @@ def seqrt_outputs(cli: str, model: pathlib.Path, config: str, steps, state,
     if "<seqrt>" in flags:
         converted = workdir / "model.seqrt"
         if not converted.exists():
-            proc = subprocess.run([cli, "convert", str(model), str(converted)],
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [cli, "convert", str(model), str(converted), "--optimize"],
+                capture_output=True, text=True)
             if proc.returncode != 0:
                 raise SeqrtError(f"seqrt convert failed: {proc.stderr.strip()}")
         model, flags = converted, []
