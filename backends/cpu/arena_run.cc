@@ -1,5 +1,6 @@
 #include "backends/cpu/arena_run.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -11,6 +12,8 @@ namespace {
 // Distinct dim bindings kept; a caller cycling through more (every prompt
 // length, say) re-plans rather than growing without bound.
 constexpr size_t kMaxPlans = 64;
+// Bindings remembered as met once, to plan them when they come again.
+constexpr size_t kMaxMetOnce = 64;
 // Arenas kept for reuse: about one per run in flight.
 constexpr size_t kMaxFreeArenas = 4;
 
@@ -37,6 +40,15 @@ std::shared_ptr<const MemoryPlan> ArenaRunner::plan_for(
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = plans_.find(bindings);
     if (found != plans_.end()) return found->second;
+    auto met = std::find(met_once_.begin(), met_once_.end(), bindings);
+    if (met != met_once_.end()) {
+      met_once_.erase(met);
+    } else if (!bindings.empty()) {
+      if (met_once_.size() >= kMaxMetOnce) met_once_.pop_front();
+      met_once_.push_back(std::move(bindings));
+      ++first_sights_;
+      return nullptr;
+    }
   }
   // Planned outside the lock: two runs meeting a new binding at once both
   // plan it, and the first to finish is kept.
@@ -143,6 +155,7 @@ Result<std::vector<Tensor>> ArenaRunner::run(std::vector<Tensor> inputs,
 ArenaRunner::Stats ArenaRunner::stats() const {
   Stats stats;
   stats.plans_made = plans_made_;
+  stats.first_sights = first_sights_;
   stats.placed = placed_;
   stats.copied_out = copied_out_;
   stats.arenas_made = arenas_made_;
