@@ -164,7 +164,7 @@ Status generate(const GenerateOptions& options) {
   int64_t steps = 0;
   double decode_s = 0;
   for (int64_t i = 0; i < options.max_tokens; ++i) {
-    print_text(tokenizer.decode(token));
+    print_text(tokenizer.decode_token(token));
     if (i + 1 == options.max_tokens) break;
     start = Clock::now();
     SEQRT_ASSIGN_OR_RETURN(outputs, run_tokens(stream, {}, {token}));
