@@ -21,6 +21,8 @@ namespace seqrt {
 
 inline constexpr const char* kTokenizerKey = "seqrt.tokenizer";
 inline constexpr const char* kVocabKey = "seqrt.vocab";
+// A character of the vocabulary is one UTF-8 code point: at most 4 bytes.
+inline constexpr int64_t kMaxUtf8Bytes = 4;
 
 class CharTokenizer : public Tokenizer {
  public:
@@ -35,6 +37,7 @@ class CharTokenizer : public Tokenizer {
   Result<std::vector<int64_t>> encode(const std::string& text) const override;
   // The character of token `id` (0 <= id < size()).
   std::string decode_token(int64_t id) const override { return chars_[id]; }
+  int64_t max_token_bytes() const override { return kMaxUtf8Bytes; }
 
  private:
   std::vector<std::string> chars_;

@@ -55,6 +55,7 @@ class HfTokenizer : public Tokenizer {
   int64_t size() const override;
   Result<std::vector<int64_t>> encode(const std::string& text) const override;
   std::string decode_token(int64_t id) const override;
+  int64_t max_token_bytes() const override { return max_token_bytes_; }
   // The text of `ids` as the library's decode() gives it (the decoder's
   // Strip applied at the start); special added tokens left out when
   // `skip_special`.
@@ -113,6 +114,7 @@ class HfTokenizer : public Tokenizer {
   std::vector<DecoderStep> decoder_;
   std::vector<int64_t> prefix_, suffix_;  // added by the post-processor
   ByteLevelMap byte_map_;
+  int64_t max_token_bytes_ = 4;  // an unknown character at least
 };
 
 }  // namespace seqrt

@@ -342,6 +342,11 @@ Result<HfTokenizer> HfTokenizer::from_json(const nlohmann::json& file) {
           id, tokenizer.size());
     }
   }
+  for (int64_t id = 0; id < tokenizer.size(); ++id) {
+    tokenizer.max_token_bytes_ =
+        std::max(tokenizer.max_token_bytes_,
+                 static_cast<int64_t>(tokenizer.decode_token(id).size()));
+  }
   return tokenizer;
 }
 

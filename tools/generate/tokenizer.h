@@ -24,6 +24,9 @@ class Tokenizer {
   // other tokens. A UTF-8 character may span tokens: concatenated, the
   // tokens' bytes are the text.
   virtual std::string decode_token(int64_t id) const = 0;
+  // The most bytes of text one token stands for: a prompt file longer than
+  // this times the token limit cannot fit and is refused unread.
+  virtual int64_t max_token_bytes() const = 0;
 };
 
 }  // namespace seqrt
