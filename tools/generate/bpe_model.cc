@@ -10,9 +10,6 @@
 namespace seqrt {
 namespace {
 
-// Ids fit 31 bits so that a pair of them is one 64-bit key.
-constexpr int64_t kMaxId = (int64_t{1} << 31) - 1;
-
 // The merge "a b" (older files) or ["a", "b"] (tokenizers >= 0.20).
 Result<std::pair<std::string, std::string>> merge_parts(
     const nlohmann::json& entry, size_t index) {
@@ -81,14 +78,16 @@ Result<BpeModel> BpeModel::from_json(const nlohmann::json& model) {
 }
 
 Status BpeModel::read_vocab(const nlohmann::json& vocab) {
+  if (vocab.empty()) return invalid_model("model.vocab is empty");
+  const int64_t limit = max_token_id(static_cast<int64_t>(vocab.size()));
   for (auto entry = vocab.begin(); entry != vocab.end(); ++entry) {
     const nlohmann::json& id = entry.value();
     if (!id.is_number_integer() || id.get<int64_t>() < 0 ||
-        id.get<int64_t>() > kMaxId) {
+        id.get<int64_t>() > limit) {
       return invalid_model(
-          "model.vocab[\"{}\"] must be an id in [0, 2^31), "
-          "got {}",
-          entry.key(), id.dump());
+          "model.vocab[\"{}\"] must be an id in [0, {}] (twice the {} "
+          "entries, plus 256), got {}",
+          entry.key(), limit, vocab.size(), id.dump());
     }
     int64_t value = id.get<int64_t>();
     if (value >= size()) {
@@ -97,15 +96,13 @@ Status BpeModel::read_vocab(const nlohmann::json& vocab) {
     }
     if (has_token_[value]) {
       return invalid_model(
-          "model.vocab: id {} is given to both \"{}\" and "
-          "\"{}\"",
-          value, tokens_[value], entry.key());
+          "model.vocab: id {} is given to both \"{}\" and \"{}\"", value,
+          tokens_[value], entry.key());
     }
     tokens_[value] = entry.key();
     has_token_[value] = true;
     vocab_.emplace(entry.key(), value);
   }
-  if (vocab_.empty()) return invalid_model("model.vocab is empty");
   return Status::ok();
 }
 

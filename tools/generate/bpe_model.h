@@ -25,6 +25,11 @@
 
 namespace seqrt {
 
+// The largest token id accepted among `tokens` tokens: ids may leave
+// holes, but a few wild ids must not make the tables (sized by the largest
+// id) grow past the file's size.
+inline int64_t max_token_id(int64_t tokens) { return 2 * tokens + 255; }
+
 class BpeModel {
  public:
   // From the `model` object; errors name the field ("model.merges[3]").

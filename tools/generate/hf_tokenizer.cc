@@ -78,6 +78,11 @@ int64_t HfTokenizer::size() const {
   return size;
 }
 
+const AddedToken* HfTokenizer::added_by_id(int64_t id) const {
+  auto found = added_index_.find(id);
+  return found == added_index_.end() ? nullptr : &added_[found->second];
+}
+
 std::optional<int64_t> HfTokenizer::id_of(const std::string& token) const {
   for (const AddedToken& added : added_) {
     if (added.content == token) return added.id;
@@ -188,9 +193,7 @@ Result<std::vector<int64_t>> HfTokenizer::encode(
 }
 
 std::string HfTokenizer::decode_one(int64_t id, bool first) const {
-  for (const AddedToken& added : added_) {
-    if (added.id == id) return added.content;
-  }
+  if (const AddedToken* added = added_by_id(id)) return added->content;
   const std::string* token = model_.token_of(id);
   if (token == nullptr) return std::string();
   std::string text = *token;
@@ -232,11 +235,8 @@ std::string HfTokenizer::decode(const std::vector<int64_t>& ids,
   std::string text;
   bool first = true;
   for (int64_t id : ids) {
-    bool special =
-        std::any_of(added_.begin(), added_.end(), [&](const AddedToken& token) {
-          return token.special && token.id == id;
-        });
-    if (skip_special && special) continue;
+    const AddedToken* added = added_by_id(id);
+    if (skip_special && added != nullptr && added->special) continue;
     text += decode_one(id, first);
     first = false;
   }

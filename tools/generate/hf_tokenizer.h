@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tools/generate/bpe_model.h"
@@ -106,9 +107,11 @@ class HfTokenizer : public Tokenizer {
   // `first`: the first token of a decode(), whose Metaspace marks are
   // dropped.
   std::string decode_one(int64_t id, bool first) const;
+  const AddedToken* added_by_id(int64_t id) const;
 
   BpeModel model_;
-  std::vector<AddedToken> added_;  // longest content first
+  std::vector<AddedToken> added_;                    // longest content first
+  std::unordered_map<int64_t, size_t> added_index_;  // id -> added_ index
   std::vector<NormalizerStep> normalizer_;
   PreTokenizer pre_tokenizer_;
   std::vector<DecoderStep> decoder_;

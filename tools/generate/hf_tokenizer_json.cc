@@ -25,6 +25,16 @@ Status not_supported(const std::string& where, const std::string& type,
                      type, supported);
 }
 
+// Sequences inside Sequences: real files nest one level; a bound keeps a
+// crafted file from exhausting the stack.
+constexpr int kMaxNesting = 8;
+
+Status check_depth(int depth, const std::string& where) {
+  if (depth < kMaxNesting) return Status::ok();
+  return invalid_model("{}: Sequences nested more than {} deep", where,
+                       kMaxNesting);
+}
+
 // The members of a Sequence component: `object[key]`, a list.
 Result<const json*> members(const json& object, const char* key,
                             const std::string& where) {
@@ -50,15 +60,17 @@ Result<std::string> string_pattern(const json& object,
 }
 
 Status read_normalizer(const json& node, const std::string& where,
-                       std::vector<NormalizerStep>& steps) {
+                       std::vector<NormalizerStep>& steps, int depth = 0) {
   SEQRT_ASSIGN_OR_RETURN(std::string type,
                          required_string(node, "type", where));
   if (type == "Sequence") {
+    SEQRT_RETURN_IF_ERROR(check_depth(depth, where));
     SEQRT_ASSIGN_OR_RETURN(const json* list,
                            members(node, "normalizers", where));
     for (size_t i = 0; i < list->size(); ++i) {
       SEQRT_RETURN_IF_ERROR(read_normalizer(
-          (*list)[i], fmt::format("{}.normalizers[{}]", where, i), steps));
+          (*list)[i], fmt::format("{}.normalizers[{}]", where, i), steps,
+          depth + 1));
     }
     return Status::ok();
   }
@@ -128,14 +140,16 @@ Result<PreTokenizer> read_pre_tokenizer(const json* node) {
 }
 
 Status read_decoder(const json& node, const std::string& where,
-                    std::vector<DecoderStep>& steps) {
+                    std::vector<DecoderStep>& steps, int depth = 0) {
   SEQRT_ASSIGN_OR_RETURN(std::string type,
                          required_string(node, "type", where));
   if (type == "Sequence") {
+    SEQRT_RETURN_IF_ERROR(check_depth(depth, where));
     SEQRT_ASSIGN_OR_RETURN(const json* list, members(node, "decoders", where));
     for (size_t i = 0; i < list->size(); ++i) {
-      SEQRT_RETURN_IF_ERROR(read_decoder(
-          (*list)[i], fmt::format("{}.decoders[{}]", where, i), steps));
+      SEQRT_RETURN_IF_ERROR(
+          read_decoder((*list)[i], fmt::format("{}.decoders[{}]", where, i),
+                       steps, depth + 1));
     }
     return Status::ok();
   }
@@ -235,16 +249,17 @@ Status read_template(const json& node, const std::string& where,
 
 Status read_post_processor(const json& node, const std::string& where,
                            std::vector<int64_t>& prefix,
-                           std::vector<int64_t>& suffix) {
+                           std::vector<int64_t>& suffix, int depth = 0) {
   SEQRT_ASSIGN_OR_RETURN(std::string type,
                          required_string(node, "type", where));
   if (type == "Sequence") {
+    SEQRT_RETURN_IF_ERROR(check_depth(depth, where));
     SEQRT_ASSIGN_OR_RETURN(const json* list,
                            members(node, "processors", where));
     for (size_t i = 0; i < list->size(); ++i) {
       SEQRT_RETURN_IF_ERROR(read_post_processor(
           (*list)[i], fmt::format("{}.processors[{}]", where, i), prefix,
-          suffix));
+          suffix, depth + 1));
     }
     return Status::ok();
   }
@@ -318,6 +333,17 @@ Result<HfTokenizer> HfTokenizer::from_json(const nlohmann::json& file) {
   HfTokenizer tokenizer(std::move(bpe));
   SEQRT_ASSIGN_OR_RETURN(tokenizer.added_,
                          read_added_tokens(find_field(file, "added_tokens")));
+  const int64_t limit = max_token_id(
+      tokenizer.model_.size() + static_cast<int64_t>(tokenizer.added_.size()));
+  for (size_t i = 0; i < tokenizer.added_.size(); ++i) {
+    if (tokenizer.added_[i].id > limit) {
+      return invalid_model(
+          "added token \"{}\" has id {}, past {} (twice the tokens, plus 256)",
+          tokenizer.added_[i].content, tokenizer.added_[i].id, limit);
+    }
+    // An id given to two added tokens decodes as the longer.
+    tokenizer.added_index_.emplace(tokenizer.added_[i].id, i);
+  }
   if (const json* node = find_field(file, "normalizer")) {
     SEQRT_RETURN_IF_ERROR(
         read_normalizer(*node, "normalizer", tokenizer.normalizer_));

@@ -201,11 +201,26 @@ TEST_F(BadTokenizerFile, UnsupportedComponents) {
                   "model.dropout");
 }
 
+TEST_F(BadTokenizerFile, DeeplyNestedSequences) {
+  nlohmann::json node = {{"type", "Prepend"}, {"prepend", "_"}};
+  for (int i = 0; i < 50; ++i) {
+    node = {{"type", "Sequence"},
+            {"normalizers", nlohmann::json::array({node})}};
+  }
+  EXPECT_MENTIONS(error_of(fixture_with("/normalizer", node)),
+                  "Sequences nested more than 8 deep");
+}
+
 TEST_F(BadTokenizerFile, InconsistentModel) {
   EXPECT_MENTIONS(error_of(fixture_with("/model/merges/3", "Ġ nosuchtoken")),
                   "model.merges[3]");
   EXPECT_MENTIONS(error_of(fixture_with("/model/vocab/!", -4)),
                   "model.vocab[\"!\"] must be an id");
+  // A wild id would size the tables past the file.
+  EXPECT_MENTIONS(error_of(fixture_with("/model/vocab/!", 2000000000)),
+                  "model.vocab[\"!\"] must be an id in [0, 1455]");
+  EXPECT_MENTIONS(error_of(fixture_with("/added_tokens/0/id", 2000000000)),
+                  "added token \"<|endoftext|>\" has id 2000000000");
   EXPECT_MENTIONS(error_of(fixture_with("/model/vocab", "words")),
                   "model.vocab must be an object");
   EXPECT_MENTIONS(error_of(fixture_with("/model/unk_token", 7)),
