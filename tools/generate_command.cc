@@ -189,6 +189,55 @@ Result<std::unique_ptr<Session>> create_session(const GenerateOptions& options,
   return Session::create(std::move(graph), session_options);
 }
 
+// What a decode() did: its times, and why it stopped before --max-tokens
+// (empty if it did not).
+struct Decoding {
+  double prefill_s = 0;
+  double decode_s = 0;
+  int64_t steps = 0;
+  std::string stopped;
+};
+
+// Prefills `prompt`, then streams up to --max-tokens tokens: the first
+// comes from the prefill, each further one costs a decode run.
+Result<Decoding> decode(Stream& stream, const DecoderInterface& interface,
+                        Sampler& sampler, const Vocabulary& vocabulary,
+                        const std::vector<int64_t>& prompt,
+                        const GenerateOptions& options) {
+  const GenerationConfig& config = vocabulary.config;
+  Decoding decoding;
+  Clock::time_point start = Clock::now();
+  SEQRT_ASSIGN_OR_RETURN(auto outputs, stream.run(interface.feeds(prompt, 0)));
+  decoding.prefill_s = seconds_since(start);
+  SEQRT_ASSIGN_OR_RETURN(
+      int64_t token,
+      next_token(sampler, outputs.at(kLogitsOutput), vocabulary));
+  int64_t past = static_cast<int64_t>(prompt.size());
+  for (int64_t i = 0; i < options.max_tokens; ++i) {
+    if (std::count(config.eos_ids.begin(), config.eos_ids.end(), token)) {
+      decoding.stopped = fmt::format("end of sequence: token {} ({})", token,
+                                     config.eos_source);
+      break;
+    }
+    print_text(vocabulary.tokenizer->decode_token(token));
+    if (i + 1 == options.max_tokens) break;
+    if (config.max_positions && past >= *config.max_positions) {
+      decoding.stopped =
+          fmt::format("the model's {} positions are used up ({})",
+                      *config.max_positions, config.max_positions_source);
+      break;
+    }
+    start = Clock::now();
+    SEQRT_ASSIGN_OR_RETURN(outputs, stream.run(interface.feeds({token}, past)));
+    decoding.decode_s += seconds_since(start);
+    ++past;
+    ++decoding.steps;
+    SEQRT_ASSIGN_OR_RETURN(
+        token, next_token(sampler, outputs.at(kLogitsOutput), vocabulary));
+  }
+  return decoding;
+}
+
 Status generate(const GenerateOptions& options) {
   SEQRT_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(options.sampler));
   Vocabulary vocabulary;
@@ -225,49 +274,18 @@ Status generate(const GenerateOptions& options) {
   stream.set_update_state_in_place(true);
 
   print_text(text);
-  const Tokenizer& tokenizer = *vocabulary.tokenizer;
-  const GenerationConfig& config = vocabulary.config;
-  Clock::time_point start = Clock::now();
-  SEQRT_ASSIGN_OR_RETURN(auto outputs, stream.run(interface.feeds(prompt, 0)));
-  double prefill_s = seconds_since(start);
   SEQRT_ASSIGN_OR_RETURN(
-      int64_t token,
-      next_token(sampler, outputs.at(kLogitsOutput), vocabulary));
-
-  // The first generated token comes from the prefill; each further one
-  // costs a decode run.
-  int64_t past = static_cast<int64_t>(prompt.size());
-  int64_t steps = 0;
-  double decode_s = 0;
-  std::string stopped;
-  for (int64_t i = 0; i < options.max_tokens; ++i) {
-    if (std::count(config.eos_ids.begin(), config.eos_ids.end(), token)) {
-      stopped = fmt::format("end of sequence: token {} ({})", token,
-                            config.eos_source);
-      break;
-    }
-    print_text(tokenizer.decode_token(token));
-    if (i + 1 == options.max_tokens) break;
-    if (config.max_positions && past >= *config.max_positions) {
-      stopped = fmt::format("the model's {} positions are used up ({})",
-                            *config.max_positions, config.max_positions_source);
-      break;
-    }
-    start = Clock::now();
-    SEQRT_ASSIGN_OR_RETURN(outputs, stream.run(interface.feeds({token}, past)));
-    decode_s += seconds_since(start);
-    ++past;
-    ++steps;
-    SEQRT_ASSIGN_OR_RETURN(
-        token, next_token(sampler, outputs.at(kLogitsOutput), vocabulary));
-  }
+      Decoding decoding,
+      decode(stream, interface, sampler, vocabulary, prompt, options));
   int64_t prompt_tokens = static_cast<int64_t>(prompt.size());
   fmt::print(
       "\n\nprompt: {} tokens in {:.1f} ms, {:.1f} tokens/s\n"
       "decode: {} tokens in {:.1f} ms, {:.1f} tokens/s (backend '{}')\n",
-      prompt_tokens, prefill_s * 1e3, per_second(prompt_tokens, prefill_s),
-      steps, decode_s * 1e3, per_second(steps, decode_s), options.backend);
-  if (!stopped.empty()) fmt::print("stopped: {}\n", stopped);
+      prompt_tokens, decoding.prefill_s * 1e3,
+      per_second(prompt_tokens, decoding.prefill_s), decoding.steps,
+      decoding.decode_s * 1e3, per_second(decoding.steps, decoding.decode_s),
+      options.backend);
+  if (!decoding.stopped.empty()) fmt::print("stopped: {}\n", decoding.stopped);
   return Status::ok();
 }
 
