@@ -56,6 +56,8 @@ void expect_cases(const std::string& stem) {
 
 TEST(HfTokenizer, Gpt2ByteLevelEqualsTheLibrary) { expect_cases("gpt2_bpe"); }
 
+TEST(HfTokenizer, Gpt2OptionsEqualTheLibrary) { expect_cases("gpt2_variant"); }
+
 TEST(HfTokenizer, LlamaByteFallbackEqualsTheLibrary) {
   expect_cases("llama_bpe");
 }

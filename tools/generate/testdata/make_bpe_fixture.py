@@ -7,6 +7,9 @@ Hugging Face `tokenizers` library (the reference seqrt's reader must equal):
   gpt2_bpe_cases.json  [{"text": ..., "ids": [...], "decoded": ...}, ...]:
                        how the library encodes each case string, and
                        decodes the ids (special tokens skipped)
+  gpt2_variant.json, gpt2_variant_cases.json
+                       the same with add_prefix_space, an lstrip <mask>, a
+                       single_word <sep> and ignore_merges
   llama_bpe.json, llama_bpe_cases.json
                        the same for a Llama-style BPE: the "▁" normalizer
                        (Prepend + Replace), byte_fallback, <s> prepended by
@@ -23,7 +26,7 @@ The outputs are committed, so the C++ test needs no Python.
 import json
 import pathlib
 
-from tokenizers import (Tokenizer, decoders, models, normalizers,
+from tokenizers import (AddedToken, Tokenizer, decoders, models, normalizers,
                         pre_tokenizers, processors, trainers)
 from tokenizers.implementations import ByteLevelBPETokenizer
 
@@ -60,6 +63,8 @@ CASES = [
     "<|endoftext|>", "before<|endoftext|>after", "a <|endoftext|> b",
     "def f(x):\n    return x  # comment\n", "unknownwordzzqx",
     "Numbers 42 and letters abc42def",
+    "x <mask> y", "x<mask>y", "x   <mask>   y", " <mask> ", "a <sep> b",
+    "word<sep>word", "<sep>x",
 ]
 
 
@@ -81,6 +86,20 @@ def gpt2_style() -> Tokenizer:
                             special_tokens=["<|endoftext|>"],
                             show_progress=False)
     return bpe._tokenizer
+
+
+def gpt2_variant() -> Tokenizer:
+    """GPT-2 style with the options real files use: a prefix space, an
+    added <mask> that takes the spaces before it (RoBERTa), a single_word
+    added token, and ignore_merges."""
+    tokenizer = gpt2_style()
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tokenizer.add_special_tokens([AddedToken("<mask>", lstrip=True)])
+    tokenizer.add_tokens([AddedToken("<sep>", single_word=True,
+                                     normalized=False)])
+    file = json.loads(tokenizer.to_str())
+    file["model"]["ignore_merges"] = True
+    return Tokenizer.from_str(json.dumps(file))
 
 
 def llama_style() -> Tokenizer:
@@ -124,5 +143,6 @@ def llama_metaspace() -> Tokenizer:
 
 if __name__ == "__main__":
     write_cases(gpt2_style(), "gpt2_bpe")
+    write_cases(gpt2_variant(), "gpt2_variant")
     write_cases(llama_style(), "llama_bpe")
     write_cases(llama_metaspace(), "llama_metaspace")
