@@ -1,15 +1,18 @@
-// seqrt generate MODEL (--prompt TEXT | --prompt-file PATH) [--backend NAME]
+// seqrt generate MODEL (--prompt TEXT | --prompt-file PATH)
+// [--tokenizer tokenizer.json [--ignore-eos]] [--backend NAME]
 // [--max-tokens N] [--max-prompt-tokens N] [--temperature T] [--top-k K]
-// [--seed S] [--no-mmap]: streams text from a generative
-// model with a character tokenizer in its metadata (samples/demo). The
-// prompt is prefilled in one run, then each token is one decode run; the
-// model's state (KV cache, scan and memory state) stays in a Stream.
+// [--seed S] [--no-mmap]: streams text from a generative model, either one
+// with a character tokenizer in its metadata (samples/demo) or a Hugging
+// Face decoder export with its tokenizer.json. The prompt is prefilled in
+// one run, then each token is one decode run; the model's state (KV cache,
+// scan and memory state) stays in a Stream.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
-#include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,9 @@
 #include "tools/backend_option_flags.h"
 #include "tools/command.h"
 #include "tools/generate/char_tokenizer.h"
+#include "tools/generate/decoder_interface.h"
+#include "tools/generate/hf_config.h"
+#include "tools/generate/hf_tokenizer.h"
 #include "tools/generate/prompt.h"
 #include "tools/generate/sampler.h"
 #include "tools/integer_flag.h"
@@ -32,14 +38,14 @@
 namespace seqrt {
 namespace {
 
-constexpr const char* kTokensInput = "tokens";
-constexpr const char* kLogitsOutput = "logits";
 constexpr int64_t kMaxTokens = 1000000;
 
 struct GenerateOptions {
   std::string model;
   std::string prompt;
   std::string prompt_file;
+  std::string tokenizer;  // tokenizer.json; empty: the model's metadata
+  bool ignore_eos = false;
   std::string backend = default_backend();
   int64_t max_tokens = 200;
   int64_t max_prompt_tokens = kDefaultMaxPromptTokens;
@@ -49,56 +55,59 @@ struct GenerateOptions {
   std::vector<std::string> backend_options;  // --backend-option KEY=VALUE
 };
 
+// The tokenizer and what its files say about ending the text.
+struct Vocabulary {
+  std::unique_ptr<Tokenizer> tokenizer;
+  std::string source;       // for messages: the tokenizer's file
+  bool exact = true;        // the logits must be exactly its size
+  GenerationConfig config;  // tokenizer.json only
+};
+
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// generate feeds `tokens` (i64, (1, seq)) and reads `logits` (1, seq, V).
-Status check_interface(const Graph& graph, const std::string& model) {
-  bool has_logits = false;
-  for (ValueId id : graph.outputs) {
-    has_logits = has_logits || graph.value(id).name == kLogitsOutput;
-  }
-  ValueId tokens = graph.find_value(kTokensInput);
-  bool is_input = false;
-  for (ValueId id : graph.inputs) is_input = is_input || id == tokens;
-  if (!is_input || !has_logits) {
-    return invalid_model(
-        "model '{}' is not a generative model: generate needs an input '{}' "
-        "(i64, (1, seq)) and an output '{}' (1, seq, vocabulary)",
-        model, kTokensInput, kLogitsOutput);
-  }
-  const Value& value = graph.value(tokens);
-  if (value.dtype != DType::kI64 || !value.shape || value.shape->rank() != 2) {
-    return invalid_model("model '{}': input '{}' must be i64 of rank 2", model,
-                         kTokensInput);
-  }
-  return Status::ok();
+// A tokenizer.json with more tokens than the model scores is not the
+// model's (its ids would index past the embedding).
+Status check_scored_tokens(int64_t scored, const Vocabulary& vocabulary) {
+  int64_t size = vocabulary.tokenizer->size();
+  if (vocabulary.exact || scored >= size) return Status::ok();
+  return invalid_model(
+      "tokenizer '{}' has {} tokens but the model's output '{}' scores only "
+      "{}: the tokenizer does not belong to this model",
+      vocabulary.source, size, kLogitsOutput, scored);
 }
 
-// The token chosen from the last row of `logits` (1, seq, V).
-Result<int64_t> next_token(Sampler& sampler, const Tensor& logits,
-                           int64_t vocab) {
+// Checks `logits` (1, seq, V) against the vocabulary: V equal to its size
+// for a model's own character tokenizer; at least its size for a
+// tokenizer.json (exports may pad the vocabulary).
+Status check_logits(const Tensor& logits, const Vocabulary& vocabulary) {
+  int64_t size = vocabulary.tokenizer->size();
   if (logits.dtype() != DType::kF32 || logits.rank() != 3 ||
-      logits.dim(0) != 1 || logits.dim(2) != vocab || logits.dim(1) < 1) {
+      logits.dim(0) != 1 || logits.dim(1) < 1) {
+    return invalid_model("output '{}' is {} {}, expected f32 (1, seq, {})",
+                         kLogitsOutput, dtype_name(logits.dtype()),
+                         dims_to_string(logits.dims()), size);
+  }
+  if (vocabulary.exact && logits.dim(2) != size) {
     return invalid_model(
         "output '{}' is {} {}, expected f32 (1, seq, {}) for a vocabulary of "
         "{} characters",
         kLogitsOutput, dtype_name(logits.dtype()),
-        dims_to_string(logits.dims()), vocab, vocab);
+        dims_to_string(logits.dims()), size, size);
   }
-  const float* last = logits.data_as<float>() + (logits.dim(1) - 1) * vocab;
-  return sampler.next(last, vocab);
+  return check_scored_tokens(logits.dim(2), vocabulary);
 }
 
-Result<std::map<std::string, Tensor>> run_tokens(
-    Stream& stream, std::map<std::string, Tensor> feeds,
-    const std::vector<int64_t>& ids) {
-  feeds[kTokensInput] =
-      Tensor::from_vector<int64_t>({1, static_cast<int64_t>(ids.size())}, ids);
-  return stream.run(feeds);
+// The token chosen from the last row of `logits`, among the tokenizer's.
+Result<int64_t> next_token(Sampler& sampler, const Tensor& logits,
+                           const Vocabulary& vocabulary) {
+  SEQRT_RETURN_IF_ERROR(check_logits(logits, vocabulary));
+  const float* last =
+      logits.data_as<float>() + (logits.dim(1) - 1) * logits.dim(2);
+  return sampler.next(last, vocabulary.tokenizer->size());
 }
 
 void print_text(const std::string& text) {
@@ -111,31 +120,65 @@ double per_second(int64_t count, double seconds) {
 }
 
 // --prompt, or the text of --prompt-file.
-Result<std::string> prompt_text(const GenerateOptions& options) {
+Result<std::string> prompt_text(const GenerateOptions& options,
+                                int64_t max_token_bytes) {
   if (options.prompt_file.empty()) return options.prompt;
-  return read_prompt_file(options.prompt_file, options.max_prompt_tokens);
+  return read_prompt_file(options.prompt_file, options.max_prompt_tokens,
+                          max_token_bytes);
 }
 
-Status generate(const GenerateOptions& options) {
-  SEQRT_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(options.sampler));
-  SEQRT_ASSIGN_OR_RETURN(std::string text, prompt_text(options));
-  ProgressDisplay progress;
-  SEQRT_ASSIGN_OR_RETURN(Graph graph,
-                         load_model(options.model, progress.callback(),
-                                    file_access(options.no_mmap)));
+// --tokenizer's file and the configuration files beside it and the model.
+Result<Vocabulary> load_tokenizer_json(const GenerateOptions& options) {
+  SEQRT_ASSIGN_OR_RETURN(HfTokenizer tokenizer,
+                         HfTokenizer::load(options.tokenizer));
+  Vocabulary vocabulary;
   SEQRT_ASSIGN_OR_RETURN(
-      CharTokenizer tokenizer,
-      CharTokenizer::from_metadata(graph.metadata, options.model));
-  SEQRT_RETURN_IF_ERROR(check_interface(graph, options.model));
-  Result<std::vector<int64_t>> prompt = tokenizer.encode(text);
+      vocabulary.config,
+      read_generation_config(options.model, options.tokenizer, tokenizer));
+  if (options.ignore_eos) vocabulary.config.eos_ids.clear();
+  vocabulary.tokenizer = std::make_unique<HfTokenizer>(std::move(tokenizer));
+  vocabulary.source = options.tokenizer;
+  vocabulary.exact = false;
+  return vocabulary;
+}
+
+Result<Vocabulary> metadata_tokenizer(const Graph& graph,
+                                      const std::string& model) {
+  SEQRT_ASSIGN_OR_RETURN(CharTokenizer tokenizer,
+                         CharTokenizer::from_metadata(graph.metadata, model));
+  Vocabulary vocabulary;
+  vocabulary.tokenizer = std::make_unique<CharTokenizer>(std::move(tokenizer));
+  vocabulary.source = model;
+  return vocabulary;
+}
+
+// The prompt's ids, checked against --max-prompt-tokens and the model's
+// position limit.
+Result<std::vector<int64_t>> encode_prompt(const GenerateOptions& options,
+                                           const Vocabulary& vocabulary,
+                                           const std::string& text) {
+  Result<std::vector<int64_t>> prompt = vocabulary.tokenizer->encode(text);
   if (!prompt.is_ok()) {
     return prompt.status().with_context(
         fmt::format("prompt for model '{}'", options.model));
   }
   if (prompt->empty()) return invalid_argument("the prompt must not be empty");
-  SEQRT_RETURN_IF_ERROR(check_prompt_length(
-      static_cast<int64_t>(prompt->size()), options.max_prompt_tokens));
+  int64_t length = static_cast<int64_t>(prompt->size());
+  SEQRT_RETURN_IF_ERROR(check_prompt_length(length, options.max_prompt_tokens));
+  const GenerationConfig& config = vocabulary.config;
+  if (config.max_positions && length > *config.max_positions) {
+    return make_error(StatusCode::kLimitExceeded,
+                      "the prompt is {} tokens, more than the model's {} "
+                      "positions ({})",
+                      length, *config.max_positions,
+                      config.max_positions_source);
+  }
+  return prompt;
+}
 
+Result<std::unique_ptr<Session>> create_session(const GenerateOptions& options,
+                                                Graph graph,
+                                                ProgressDisplay& progress) {
   SessionOptions session_options;
   session_options.backend = options.backend;
   SEQRT_ASSIGN_OR_RETURN(session_options.backend_options,
@@ -143,8 +186,87 @@ Status generate(const GenerateOptions& options) {
   session_options.progress = progress.callback();
   SEQRT_RETURN_IF_ERROR(
       apply_limit_flags(options.limits, session_options.limits));
+  return Session::create(std::move(graph), session_options);
+}
+
+// What a decode() did: its times, and why it stopped before --max-tokens
+// (empty if it did not).
+struct Decoding {
+  double prefill_s = 0;
+  double decode_s = 0;
+  int64_t steps = 0;
+  std::string stopped;
+};
+
+// Prefills `prompt`, then streams up to --max-tokens tokens: the first
+// comes from the prefill, each further one costs a decode run.
+Result<Decoding> decode(Stream& stream, const DecoderInterface& interface,
+                        Sampler& sampler, const Vocabulary& vocabulary,
+                        const std::vector<int64_t>& prompt,
+                        const GenerateOptions& options) {
+  const GenerationConfig& config = vocabulary.config;
+  Decoding decoding;
+  Clock::time_point start = Clock::now();
+  SEQRT_ASSIGN_OR_RETURN(auto outputs, stream.run(interface.feeds(prompt, 0)));
+  decoding.prefill_s = seconds_since(start);
+  SEQRT_ASSIGN_OR_RETURN(
+      int64_t token,
+      next_token(sampler, outputs.at(kLogitsOutput), vocabulary));
+  int64_t past = static_cast<int64_t>(prompt.size());
+  for (int64_t i = 0; i < options.max_tokens; ++i) {
+    if (std::count(config.eos_ids.begin(), config.eos_ids.end(), token)) {
+      decoding.stopped = fmt::format("end of sequence: token {} ({})", token,
+                                     config.eos_source);
+      break;
+    }
+    print_text(vocabulary.tokenizer->decode_token(token));
+    if (i + 1 == options.max_tokens) break;
+    if (config.max_positions && past >= *config.max_positions) {
+      decoding.stopped =
+          fmt::format("the model's {} positions are used up ({})",
+                      *config.max_positions, config.max_positions_source);
+      break;
+    }
+    start = Clock::now();
+    SEQRT_ASSIGN_OR_RETURN(outputs, stream.run(interface.feeds({token}, past)));
+    decoding.decode_s += seconds_since(start);
+    ++past;
+    ++decoding.steps;
+    SEQRT_ASSIGN_OR_RETURN(
+        token, next_token(sampler, outputs.at(kLogitsOutput), vocabulary));
+  }
+  return decoding;
+}
+
+Status generate(const GenerateOptions& options) {
+  SEQRT_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(options.sampler));
+  Vocabulary vocabulary;
+  if (!options.tokenizer.empty()) {
+    SEQRT_ASSIGN_OR_RETURN(vocabulary, load_tokenizer_json(options));
+  }
+  SEQRT_ASSIGN_OR_RETURN(
+      std::string text,
+      prompt_text(options, vocabulary.tokenizer
+                               ? vocabulary.tokenizer->max_token_bytes()
+                               : kMaxUtf8Bytes));
+  ProgressDisplay progress;
+  SEQRT_ASSIGN_OR_RETURN(Graph graph,
+                         load_model(options.model, progress.callback(),
+                                    file_access(options.no_mmap)));
+  if (!vocabulary.tokenizer) {
+    SEQRT_ASSIGN_OR_RETURN(vocabulary,
+                           metadata_tokenizer(graph, options.model));
+  }
+  SEQRT_ASSIGN_OR_RETURN(DecoderInterface interface,
+                         find_decoder_interface(graph, options.model));
+  if (interface.scored_tokens) {
+    SEQRT_RETURN_IF_ERROR(
+        check_scored_tokens(*interface.scored_tokens, vocabulary));
+  }
+  SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> prompt,
+                         encode_prompt(options, vocabulary, text));
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                         Session::create(std::move(graph), session_options));
+                         create_session(options, std::move(graph), progress));
   progress.finish();
   Stream stream(*session);
   // A failed step ends the command, so the state need not survive one:
@@ -152,33 +274,18 @@ Status generate(const GenerateOptions& options) {
   stream.set_update_state_in_place(true);
 
   print_text(text);
-  Clock::time_point start = Clock::now();
-  SEQRT_ASSIGN_OR_RETURN(auto outputs, run_tokens(stream, {}, *prompt));
-  double prefill_s = seconds_since(start);
   SEQRT_ASSIGN_OR_RETURN(
-      int64_t token,
-      next_token(sampler, outputs.at(kLogitsOutput), tokenizer.size()));
-
-  // The first generated token comes from the prefill; each further one
-  // costs a decode run.
-  int64_t steps = 0;
-  double decode_s = 0;
-  for (int64_t i = 0; i < options.max_tokens; ++i) {
-    print_text(tokenizer.decode(token));
-    if (i + 1 == options.max_tokens) break;
-    start = Clock::now();
-    SEQRT_ASSIGN_OR_RETURN(outputs, run_tokens(stream, {}, {token}));
-    decode_s += seconds_since(start);
-    ++steps;
-    SEQRT_ASSIGN_OR_RETURN(token, next_token(sampler, outputs.at(kLogitsOutput),
-                                             tokenizer.size()));
-  }
-  int64_t prompt_tokens = static_cast<int64_t>(prompt->size());
+      Decoding decoding,
+      decode(stream, interface, sampler, vocabulary, prompt, options));
+  int64_t prompt_tokens = static_cast<int64_t>(prompt.size());
   fmt::print(
       "\n\nprompt: {} tokens in {:.1f} ms, {:.1f} tokens/s\n"
       "decode: {} tokens in {:.1f} ms, {:.1f} tokens/s (backend '{}')\n",
-      prompt_tokens, prefill_s * 1e3, per_second(prompt_tokens, prefill_s),
-      steps, decode_s * 1e3, per_second(steps, decode_s), options.backend);
+      prompt_tokens, decoding.prefill_s * 1e3,
+      per_second(prompt_tokens, decoding.prefill_s), decoding.steps,
+      decoding.decode_s * 1e3, per_second(decoding.steps, decoding.decode_s),
+      options.backend);
+  if (!decoding.stopped.empty()) fmt::print("stopped: {}\n", decoding.stopped);
   return Status::ok();
 }
 
@@ -189,7 +296,8 @@ Command add_generate_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "generate",
       "Generate text from a model with a character tokenizer in its "
-      "metadata, streaming it, then print prompt and decode tokens/s");
+      "metadata, or from a Hugging Face decoder export with --tokenizer, "
+      "streaming it, then print prompt and decode tokens/s");
   sub->add_option("MODEL", options->model, "Model file (.seqrt or .onnx)")
       ->required();
   CLI::Option* prompt =
@@ -199,11 +307,17 @@ Command add_generate_command(CLI::App& app) {
       "Read the text to start from from this file (for prompts longer than "
       "a command line may be)");
   prompt->excludes(prompt_file);
+  sub->add_option("--tokenizer", options->tokenizer,
+                  "A Hugging Face tokenizer.json (BPE) for a decoder export "
+                  "(input_ids, KV cache); without it, the model's metadata "
+                  "holds a character tokenizer");
+  sub->add_flag("--ignore-eos", options->ignore_eos,
+                "With --tokenizer: go on past the end-of-sequence token");
   CLI::Option_group* source = sub->add_option_group("prompt");
   source->add_options(prompt, prompt_file);
   source->require_option(1);
   sub->add_option("--max-prompt-tokens", options->max_prompt_tokens,
-                  "Longest prompt accepted, in tokens (characters); the "
+                  "Longest prompt accepted, in tokens; the "
                   "prompt is prefilled in one run whose memory grows with it")
       ->check(integer_in<int64_t>(1, kMaxPromptTokensCeiling))
       ->capture_default_str();
@@ -212,7 +326,8 @@ Command add_generate_command(CLI::App& app) {
                               fmt::join(compiled_backends(), ", ")))
       ->capture_default_str();
   sub->add_option("-n,--max-tokens", options->max_tokens,
-                  "Characters to generate")
+                  "Tokens to generate (characters for a character "
+                  "tokenizer); fewer at an end-of-sequence token")
       ->check(integer_in<int64_t>(1, kMaxTokens))
       ->capture_default_str();
   sub->add_option("-t,--temperature", options->sampler.temperature,

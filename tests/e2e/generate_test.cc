@@ -155,6 +155,33 @@ TEST(generate, IntegerOptionsOutOfRangeNameTheFlagAndTheRange) {
             0);
 }
 
+// --tokenizer with files that do not fit: one-line errors naming the file
+// and what is wrong (python/tests/test_generate_hf.py runs real exports).
+TEST(generate, TokenizerJsonErrorsNameTheFile) {
+  std::string gpt2 = std::string(SEQRT_GENERATE_TESTDATA) + "/gpt2_bpe.json";
+  std::string mlp = sample_dir() + "/tiny_mlp.seqrt";
+  expect_error(
+      run_seqrt({"generate", mlp, "--tokenizer", gpt2, "--prompt", "a"}),
+      "model '" + mlp + "' has no state pairs: generate needs a decoder");
+  // The demo scores its ~60 characters, not the fixture's 600 tokens.
+  expect_error(run_seqrt({"generate", demo_model(), "--tokenizer", gpt2,
+                          "--prompt", "a"}),
+               "tokenizer '" + gpt2 +
+                   "' has 600 tokens but the model's output 'logits' scores "
+                   "only");
+  std::string missing = sample_dir() + "/no_tokenizer.json";
+  expect_error(run_seqrt({"generate", demo_model(), "--tokenizer", missing,
+                          "--prompt", "a"}),
+               "tokenizer file '" + missing + "': cannot open");
+  std::string bad = sample_dir() + "/unigram.json";
+  write_bytes(bad, R"({"model": {"type": "Unigram", "vocab": []}})");
+  expect_error(run_seqrt({"generate", demo_model(), "--tokenizer", bad,
+                          "--prompt", "a"}),
+               "tokenizer file '" + bad +
+                   "': model.type 'Unigram' is not supported (supported: "
+                   "BPE)");
+}
+
 TEST(generate, PromptFileGivesThePrompt) {
   std::string path = sample_dir() + "/prompt.txt";
   write_bytes(path, "It is a truth\nuniversally");

@@ -4,7 +4,8 @@
 # Seeds are made from the sample models (their .seqrt files and .npy
 # inputs) and the node tests listed in node_tests.txt (model.onnx, its
 # .seqrt conversion and its .pb inputs), so nothing binary lives in git.
-set(targets seqrt_reader onnx_importer tensor_reader graph_compile)
+set(targets seqrt_reader onnx_importer tensor_reader graph_compile
+            tokenizer_json)
 file(REMOVE_RECURSE ${SEED_DIR})
 foreach(target IN LISTS targets)
   file(MAKE_DIRECTORY ${SEED_DIR}/${target})
@@ -57,4 +58,11 @@ foreach(test IN LISTS node_tests)
   endforeach()
 endforeach()
 message(STATUS "fuzz seeds: ${found} node tests from ${NODE_TESTS}")
+
+# The tokenizer.json fixtures of seqrt generate (not their *_cases.json).
+file(GLOB tokenizers ${CMAKE_CURRENT_LIST_DIR}/../../tools/generate/testdata/*.json)
+list(FILTER tokenizers EXCLUDE REGEX "_cases\\.json$")
+foreach(tokenizer IN LISTS tokenizers)
+  file(COPY ${tokenizer} DESTINATION ${SEED_DIR}/tokenizer_json)
+endforeach()
 file(TOUCH ${SEED_DIR}/stamp)

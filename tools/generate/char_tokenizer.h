@@ -15,25 +15,29 @@
 #include <vector>
 
 #include "graph/status.h"
+#include "tools/generate/tokenizer.h"
 
 namespace seqrt {
 
 inline constexpr const char* kTokenizerKey = "seqrt.tokenizer";
 inline constexpr const char* kVocabKey = "seqrt.vocab";
+// A character of the vocabulary is one UTF-8 code point: at most 4 bytes.
+inline constexpr int64_t kMaxUtf8Bytes = 4;
 
-class CharTokenizer {
+class CharTokenizer : public Tokenizer {
  public:
   // From a model's metadata; `model` names the model in errors.
   static Result<CharTokenizer> from_metadata(
       const std::map<std::string, std::string>& metadata,
       const std::string& model);
 
-  int64_t size() const { return static_cast<int64_t>(chars_.size()); }
+  int64_t size() const override { return static_cast<int64_t>(chars_.size()); }
   // Token ids of `text`; an error names the first character not in the
   // vocabulary and where it is.
-  Result<std::vector<int64_t>> encode(const std::string& text) const;
+  Result<std::vector<int64_t>> encode(const std::string& text) const override;
   // The character of token `id` (0 <= id < size()).
-  const std::string& decode(int64_t id) const { return chars_[id]; }
+  std::string decode_token(int64_t id) const override { return chars_[id]; }
+  int64_t max_token_bytes() const override { return kMaxUtf8Bytes; }
 
  private:
   std::vector<std::string> chars_;

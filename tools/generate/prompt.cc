@@ -20,10 +20,11 @@ Status too_large(const std::string& path, uint64_t bytes, int64_t max_tokens) {
 }  // namespace
 
 Result<std::string> read_prompt_file(const std::string& path,
-                                     int64_t max_tokens) {
+                                     int64_t max_tokens,
+                                     int64_t max_token_bytes) {
   SEQRT_ASSIGN_OR_RETURN(RegularFile file, RegularFile::open(path));
   const uint64_t max_bytes = static_cast<uint64_t>(max_tokens) *
-                             static_cast<uint64_t>(kMaxBytesPerToken);
+                             static_cast<uint64_t>(max_token_bytes);
   if (file.size() > max_bytes) {
     return too_large(path, file.size(), max_tokens);
   }

@@ -13,14 +13,12 @@ namespace seqrt {
 
 inline constexpr int64_t kDefaultMaxPromptTokens = 4096;
 inline constexpr int64_t kMaxPromptTokensCeiling = 1000000;
-// A character of the vocabulary is one UTF-8 code point: at most 4 bytes.
-inline constexpr int64_t kMaxBytesPerToken = 4;
-
 // The text of the prompt file at `path`, opened as a regular file (not a
-// FIFO or device). A file of more than kMaxBytesPerToken * max_tokens bytes
+// FIFO or device). A file of more than max_token_bytes * max_tokens bytes
 // is refused before it is read: it cannot fit.
 Result<std::string> read_prompt_file(const std::string& path,
-                                     int64_t max_tokens);
+                                     int64_t max_tokens,
+                                     int64_t max_token_bytes);
 
 // An error when a prompt of `tokens` tokens is past `max_tokens`.
 Status check_prompt_length(int64_t tokens, int64_t max_tokens);
