@@ -1,8 +1,9 @@
 #include "tools/generate/json_fields.h"
 
-#include <cstdio>
+#include <utility>
 
 #include "graph/regular_file.h"
+#include "tools/generate/bounded_read.h"
 
 namespace seqrt {
 namespace {
@@ -21,19 +22,12 @@ Result<nlohmann::json> read_json_file(const std::string& path,
                       "file '{}' is {} bytes, more than the {} accepted", path,
                       file.size(), max_bytes);
   }
-  std::FILE* stream = file.release_to_stream();
-  if (stream == nullptr) return io_error("cannot read file '{}'", path);
-  std::string text;
-  char chunk[1 << 16];
-  size_t got = 0;
-  while (text.size() <= max_bytes &&
-         (got = std::fread(chunk, 1, sizeof(chunk), stream)) > 0) {
-    text.append(chunk, got);
-  }
-  bool failed = std::ferror(stream) != 0;
-  std::fclose(stream);
-  if (failed || text.size() > max_bytes) {
-    return io_error("cannot read file '{}'", path);
+  SEQRT_ASSIGN_OR_RETURN(std::string text,
+                         read_bounded(std::move(file), path, max_bytes));
+  if (text.size() > max_bytes) {
+    return make_error(StatusCode::kLimitExceeded,
+                      "file '{}' grew past the {} bytes accepted", path,
+                      max_bytes);
   }
   // The parser's exception is caught here, where its message (line and
   // column) becomes the error; none leaves this function.

@@ -1,10 +1,9 @@
 #include "tools/generate/prompt.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <utility>
 
 #include "graph/regular_file.h"
+#include "tools/generate/bounded_read.h"
 
 namespace seqrt {
 namespace {
@@ -28,22 +27,8 @@ Result<std::string> read_prompt_file(const std::string& path,
   if (file.size() > max_bytes) {
     return too_large(path, file.size(), max_tokens);
   }
-  std::FILE* stream = file.release_to_stream();
-  if (stream == nullptr) {
-    return io_error("cannot read prompt file '{}': {}", path,
-                    std::strerror(errno));
-  }
-  std::string text;
-  char chunk[1 << 16];
-  size_t got = 0;
-  // Bounded even if the file grows while it is read.
-  while (text.size() <= max_bytes &&
-         (got = std::fread(chunk, 1, sizeof(chunk), stream)) > 0) {
-    text.append(chunk, got);
-  }
-  bool failed = std::ferror(stream) != 0;
-  std::fclose(stream);
-  if (failed) return io_error("cannot read prompt file '{}'", path);
+  SEQRT_ASSIGN_OR_RETURN(std::string text,
+                         read_bounded(std::move(file), path, max_bytes));
   if (text.size() > max_bytes) return too_large(path, text.size(), max_tokens);
   return text;
 }
