@@ -140,6 +140,14 @@ std::string DimExpr::to_string() const {
   return out;
 }
 
+bool DimExpr::is_nonnegative() const {
+  if (unknown_) return false;
+  for (const auto& [monomial, coefficient] : terms_) {
+    if (coefficient < 0) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> DimExpr::atoms() const {
   std::vector<std::string> out;
   for (const auto& [monomial, coefficient] : terms_) {

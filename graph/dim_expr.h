@@ -46,6 +46,9 @@ class DimExpr {
   // in the table of produced names) or unknown (negative or unknown).
   Dim to_dim() const;
   std::string to_string() const;  // canonical text; "?" when unknown
+  // True when every coefficient is positive: atoms are dims, never
+  // negative, so such an expression is >= 0 (unknown: false).
+  bool is_nonnegative() const;
   // The atom names it uses, sorted.
   std::vector<std::string> atoms() const;
   // The value under `bindings` (atom name -> size); nullopt when an atom is

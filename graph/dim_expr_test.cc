@@ -51,6 +51,15 @@ TEST(DimExpr, FloorDivMaxMin) {
   EXPECT_TRUE(max(a("seq"), a("past")).is_unknown());
 }
 
+TEST(DimExpr, NonNegativeWhenEveryCoefficientIs) {
+  EXPECT_TRUE(
+      (a("seq") + a("past") * DimExpr(2) + DimExpr(1)).is_nonnegative());
+  EXPECT_TRUE(DimExpr(0).is_nonnegative());
+  EXPECT_FALSE((a("seq") - DimExpr(1)).is_nonnegative());
+  EXPECT_FALSE(DimExpr(-1).is_nonnegative());
+  EXPECT_FALSE(DimExpr::unknown().is_nonnegative());
+}
+
 TEST(DimExpr, UnknownAndOverflowPropagate) {
   EXPECT_TRUE((a("seq") + DimExpr::unknown()).is_unknown());
   EXPECT_TRUE((DimExpr::unknown() * DimExpr(0)).is_unknown());

@@ -23,6 +23,16 @@ void forward_symbolic(InferContext& ctx);
 // inputs of rank <= 1, with broadcasting of single elements.
 void fold_symbolic(InferContext& ctx, const std::string& op);
 
+// Equal of symbolic integer inputs of rank <= 1: when every element pair
+// is decided (equal expressions, a constant difference, or a dim against a
+// negative constant as in Where(Equal(shape, -1), 1, shape)), output 0
+// becomes a known bool value.
+void equal_symbolic(InferContext& ctx);
+
+// Where with a known bool condition over symbolic integer inputs of rank
+// <= 1 picks the elements.
+void where_symbolic(InferContext& ctx);
+
 // Input i read as a shape (Reshape, Expand, ConstantOfShape): one Dim per
 // element, nullopt when its length is not known. Elements that are
 // negative constants come back as unknown Dims; use input_symbolic for

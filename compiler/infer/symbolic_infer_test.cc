@@ -168,6 +168,28 @@ TEST_F(SymbolicInfer, SizeAndDivMaxMin) {
             Shape({Dim()}));
 }
 
+TEST_F(SymbolicInfer, WhereEqualMinusOneIdiomKeepsDims) {
+  // Hugging Face repeat_kv's Expand shape: Where(Equal(s, -1), 1, s).
+  ValueId s =
+      b_.add("Concat", {dim_of(keys_, 0), constant({2}), dim_of(keys_, 2)},
+             {{"axis", int64_t{0}}});
+  ValueId ones = b_.add("ConstantOfShape", {b_.add("Shape", {s})},
+                        {{"value", Tensor::from_vector<int64_t>({1}, {1})}});
+  ValueId minus = b_.add("Mul", {ones, constant({-1})});
+  ValueId equal = b_.add("Equal", {s, minus});
+  ValueId shape = b_.add("Where", {equal, ones, s});
+  ValueId x = b_.constant("x", Tensor::from_vector<float>({1, 1, 1}, {1}));
+  EXPECT_EQ(shape_of(b_.add("Expand", {x, shape})),
+            Shape({sym("batch"), 2, sym("past")}));
+  // Undecided (past against seq - 1 may be equal): no value, unknown dims.
+  ValueId seq_minus = b_.add("Sub", {dim_of(ids_, 1), constant({1})});
+  ValueId undecided = b_.add("Equal", {dim_of(keys_, 2), seq_minus});
+  ValueId picked = b_.add("Where", {undecided, dim_of(keys_, 2), seq_minus});
+  ValueId target =
+      b_.add("Concat", {constant({1, 1}), picked}, {{"axis", int64_t{0}}});
+  EXPECT_EQ(shape_of(b_.add("Expand", {x, target}))[2], Dim());
+}
+
 TEST_F(SymbolicInfer, FixedElementsBecomeKnownValues) {
   // Gather of a fixed dim of a symbolic shape is a known constant, so ops
   // that read only known values (Split sizes, here Reshape) see it.

@@ -8,6 +8,7 @@
 
 #include "ops/registry.h"
 #include "ops/shape/shape_util.h"
+#include "ops/symbolic_value.h"
 
 namespace seqrt {
 namespace {
@@ -114,7 +115,7 @@ Result<Shape> symbolic_output(const OpContext& ctx,
   return Shape(std::move(out));
 }
 
-Status infer_reshape(InferContext& ctx) {
+Status infer_reshape_shape(InferContext& ctx) {
   DType dtype = ctx.input_dtype(0);
   const std::optional<Shape>& in = ctx.input_shape(0);
   SEQRT_ASSIGN_OR_RETURN(auto request, known_int_list(ctx, 1, "shape"));
@@ -142,6 +143,13 @@ Status infer_reshape(InferContext& ctx) {
       symbolic_output(ctx, in,
                       std::vector<DimExpr>(request->begin(), request->end())));
   ctx.set_output(0, dtype, std::move(out));
+  return Status::ok();
+}
+
+// A 1-D shape tensor reshaped to [n] (or a scalar) keeps its elements.
+Status infer_reshape(InferContext& ctx) {
+  SEQRT_RETURN_IF_ERROR(infer_reshape_shape(ctx));
+  forward_symbolic(ctx);
   return Status::ok();
 }
 
