@@ -74,4 +74,24 @@ std::optional<Tensor> KernelContext::take_input(size_t i) {
   return taken;
 }
 
+std::optional<std::vector<DimExpr>> InferContext::input_symbolic(
+    size_t i) const {
+  if (i >= inputs_.size()) return std::nullopt;
+  const ValueInfo& info = inputs_[i];
+  if (info.dtype != DType::kI64 && info.dtype != DType::kI32) {
+    return std::nullopt;
+  }
+  if (const Tensor* value = info.value) {
+    if (value->rank() > 1 || value->num_elements() > kMaxSymbolicElements) {
+      return std::nullopt;
+    }
+    std::vector<DimExpr> out;
+    for (int64_t k = 0; k < value->num_elements(); ++k) {
+      out.emplace_back(value->element_i64(k));
+    }
+    return out;
+  }
+  return info.symbolic;
+}
+
 }  // namespace seqrt

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/dim_expr.h"
 #include "graph/graph.h"
 
 namespace seqrt {
@@ -61,7 +62,14 @@ struct ValueInfo {
   DType dtype = DType::kUndefined;
   std::optional<Shape> shape;     // nullopt: rank unknown
   const Tensor* value = nullptr;  // set when the input is a known constant
+  // The elements of a small rank-0/1 integer tensor known only
+  // symbolically (Shape of a (batch,seq) input is [batch, seq]); nullopt
+  // when not tracked. See InferContext::input_symbolic.
+  std::optional<std::vector<DimExpr>> symbolic;
 };
+
+// Largest integer tensor tracked element by element at inference.
+inline constexpr int64_t kMaxSymbolicElements = 64;
 
 class InferContext : public OpContext {
  public:
@@ -81,6 +89,10 @@ class InferContext : public OpContext {
     return inputs_[i].shape;
   }
   const Tensor* input_value(size_t i) const { return inputs_[i].value; }
+  // The elements of input i when it is a rank-0/1 integer tensor of at
+  // most kMaxSymbolicElements elements known as constants or symbolically
+  // (each element a DimExpr, possibly unknown); nullopt otherwise.
+  std::optional<std::vector<DimExpr>> input_symbolic(size_t i) const;
 
   size_t num_outputs() const { return outputs_.size(); }
   void set_output(size_t i, DType dtype, std::optional<Shape> shape) {
@@ -92,14 +104,27 @@ class InferContext : public OpContext {
     output_values_.resize(outputs_.size());
     output_values_[i] = std::move(value);
   }
+  // Records the elements of integer output i symbolically (shape
+  // arithmetic on symbolic dims); inference turns all-constant ones into a
+  // known value.
+  void set_output_symbolic(size_t i, std::vector<DimExpr> elements) {
+    output_symbolic_.resize(outputs_.size());
+    output_symbolic_[i] = std::move(elements);
+  }
   const std::vector<ValueInfo>& outputs() const { return outputs_; }
   // Empty tensors where no value is known.
   const std::vector<Tensor>& output_values() const { return output_values_; }
+  // Nullopt (or a shorter vector) where nothing symbolic is known.
+  const std::vector<std::optional<std::vector<DimExpr>>>& output_symbolic()
+      const {
+    return output_symbolic_;
+  }
 
  private:
   std::vector<ValueInfo> inputs_;
   std::vector<ValueInfo> outputs_;
   std::vector<Tensor> output_values_;
+  std::vector<std::optional<std::vector<DimExpr>>> output_symbolic_;
 };
 
 // Runs a subgraph (If branches, Scan/RungeKutta bodies) for reference

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/dim_expr.h"
 #include "ops/sequence/attention.h"
 #include "ops/sequence/linear_attention.h"
 #include "ops/sequence/neural_memory.h"
@@ -32,10 +33,10 @@ class NodeDims {
     const Dim& d = (*shape)[axis];
     if (d.is_fixed()) return d.value();
     if (d.is_symbol()) {
-      auto it = bindings_.find(d.symbol_name());
-      if (it != bindings_.end()) return it->second;
+      if (std::optional<int64_t> size = bound_size(d)) return *size;
+      const std::string atom = dim_atoms(d).front();
       return invalid_argument("bind the symbolic dim '{}' (--bind {}=SIZE)",
-                              d.symbol_name(), d.symbol_name());
+                              atom, atom);
     }
     return invalid_argument("input {} dim {} is unknown", i, axis);
   }
@@ -55,8 +56,7 @@ class NodeDims {
       if (shape.has_value()) {
         for (Dim& dim : shape->dims()) {
           if (!dim.is_symbol()) continue;
-          auto it = bindings_.find(dim.symbol_name());
-          if (it != bindings_.end()) dim = Dim(it->second);
+          if (std::optional<int64_t> size = bound_size(dim)) dim = Dim(*size);
         }
       }
       types.shapes.push_back(std::move(shape));
@@ -83,6 +83,15 @@ class NodeDims {
   }
 
  private:
+  // A symbol's bound size; a derived dim ("past+seq") from its atoms.
+  std::optional<int64_t> bound_size(const Dim& dim) const {
+    auto it = bindings_.find(dim.symbol_name());
+    if (it != bindings_.end()) return it->second;
+    std::optional<int64_t> size = DimExpr::from_dim(dim).evaluate(bindings_);
+    if (size && *size >= 0) return size;
+    return std::nullopt;
+  }
+
   const Graph& graph_;
   const Node& node_;
   const std::map<std::string, int64_t>& bindings_;
@@ -93,8 +102,9 @@ class NodeDims {
       if (!shape.has_value()) continue;
       for (const Dim& dim : shape->dims()) {
         if (!dim.is_symbol()) continue;
+        const std::string atom = dim_atoms(dim).front();
         return invalid_argument("bind the symbolic dim '{}' (--bind {}=SIZE)",
-                                dim.symbol_name(), dim.symbol_name());
+                                atom, atom);
       }
     }
     return invalid_argument("a dim of the inputs is unknown");

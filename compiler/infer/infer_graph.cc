@@ -1,6 +1,7 @@
 #include "compiler/infer/infer_graph.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <memory>
 #include <string>
@@ -88,6 +89,39 @@ std::vector<Tensor> evaluate_known(const Node& node, const OpSchema& schema,
     if (out.num_elements() > kMaxInferredValueElements) return {};
   }
   return std::move(ctx.outputs());
+}
+
+// A known value for an integer output whose symbolic elements are all
+// constants (Gather of the fixed dim of a partly symbolic Shape), so that
+// ops reading only known values see it; empty when not all are constant.
+Tensor constant_from_symbolic(const ValueInfo& out,
+                              const std::vector<DimExpr>& elements) {
+  if (!out.shape || out.shape->rank() > 1) return Tensor();
+  if (out.shape->rank() == 1 &&
+      (*out.shape)[0] != Dim(static_cast<int64_t>(elements.size()))) {
+    return Tensor();
+  }
+  if (out.shape->rank() == 0 && elements.size() != 1) return Tensor();
+  std::vector<int64_t> values;
+  for (const DimExpr& element : elements) {
+    std::optional<int64_t> value = element.constant();
+    if (!value) return Tensor();
+    values.push_back(*value);
+  }
+  std::vector<int64_t> dims;
+  if (out.shape->rank() == 1)
+    dims.push_back(static_cast<int64_t>(values.size()));
+  if (out.dtype == DType::kI64)
+    return Tensor::from_vector<int64_t>(dims, values);
+  if (out.dtype == DType::kI32) {
+    std::vector<int32_t> narrow;
+    for (int64_t value : values) {
+      if (value < INT32_MIN || value > INT32_MAX) return Tensor();
+      narrow.push_back(static_cast<int32_t>(value));
+    }
+    return Tensor::from_vector<int32_t>(dims, narrow);
+  }
+  return Tensor();
 }
 
 // Whether inference already says an output is too large to evaluate, so a
@@ -190,6 +224,14 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
     auto it = known.find(id);
     return it == known.end() ? nullptr : &it->second;
   };
+  // Elements of small integer values known only symbolically.
+  std::map<ValueId, std::vector<DimExpr>> symbolic;
+  auto symbolic_value = [&](ValueId id) {
+    auto it = symbolic.find(id);
+    return it == symbolic.end()
+               ? std::optional<std::vector<DimExpr>>()
+               : std::optional<std::vector<DimExpr>>(it->second);
+  };
   for (int index : order) {
     const Node& node = graph.nodes[index];
     const OpSchema& schema = *registry.find(node.domain, node.op);
@@ -205,7 +247,8 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
         return invalid_model("{}: input '{}' has no known dtype", node.label(),
                              value.name);
       }
-      inputs.push_back(ValueInfo{value.dtype, value.shape, known_value(id)});
+      inputs.push_back(ValueInfo{value.dtype, value.shape, known_value(id),
+                                 symbolic_value(id)});
     }
     if (node.has_subgraphs()) {
       SEQRT_RETURN_IF_ERROR(
@@ -226,6 +269,22 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
         known[node.outputs[i]] = values[i];
         if (computed != nullptr && !node.has_subgraphs()) {
           (*computed)[node.outputs[i]] = values[i];
+        }
+        continue;
+      }
+      if (i < ctx.output_symbolic().size() && ctx.output_symbolic()[i]) {
+        const std::vector<DimExpr>& elements = *ctx.output_symbolic()[i];
+        Tensor constant = constant_from_symbolic(
+            ValueInfo{graph.value(node.outputs[i]).dtype,
+                      graph.value(node.outputs[i]).shape},
+            elements);
+        if (!constant.empty()) {
+          if (computed != nullptr && !node.has_subgraphs()) {
+            (*computed)[node.outputs[i]] = constant;
+          }
+          known[node.outputs[i]] = std::move(constant);
+        } else {
+          symbolic[node.outputs[i]] = elements;
         }
       }
     }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "compiler/infer/infer_graph.h"
+#include "graph/dim_expr.h"
 
 namespace seqrt {
 
@@ -23,7 +24,15 @@ Result<Graph> bind_dims(const Graph& graph,
     for (Dim& dim : value.shape->dims()) {
       if (!dim.is_symbol()) continue;
       auto it = bindings.find(dim.symbol_name());
-      if (it != bindings.end()) dim = Dim(it->second);
+      if (it != bindings.end()) {
+        dim = Dim(it->second);
+      } else if (is_derived_dim(dim)) {
+        // A name inference derived ("past+seq") takes its value from the
+        // bound atoms; it is never itself a binding.
+        std::optional<int64_t> value =
+            DimExpr::from_dim(dim).evaluate(bindings);
+        if (value && *value >= 0) dim = Dim(*value);
+      }
     }
   }
   Status status = Status::ok();
@@ -74,11 +83,14 @@ Result<std::vector<int64_t>> concrete_dims(
   }
   std::vector<std::string> unbound;
   if (value.shape) {
+    // Derived dims ("past+seq") name the input dims they come from.
     for (const Dim& dim : value.shape->dims()) {
-      const std::string name = "'" + dim.symbol_name() + "'";
-      if (dim.is_symbol() &&
-          std::find(unbound.begin(), unbound.end(), name) == unbound.end()) {
-        unbound.push_back(name);
+      for (const std::string& atom : dim_atoms(dim)) {
+        const std::string name = "'" + atom + "'";
+        if (bindings.count(atom) == 0 &&
+            std::find(unbound.begin(), unbound.end(), name) == unbound.end()) {
+          unbound.push_back(name);
+        }
       }
     }
   }

@@ -9,6 +9,7 @@
 
 #include "ops/elementwise/elementwise.h"
 #include "ops/registry.h"
+#include "ops/symbolic_value.h"
 #include "ops/type_support.h"
 
 namespace seqrt {
@@ -170,8 +171,11 @@ void register_fold_op(OpRegistry& registry, const FoldOp& op) {
     s.inputs = {{"A"}, {"B"}};
     s.outputs = {{"C"}};
   }
-  s.infer = [dtypes = op.dtypes](InferContext& ctx) {
-    return infer_fold(ctx, dtypes);
+  s.infer = [dtypes = op.dtypes,
+             name = std::string(op.name)](InferContext& ctx) {
+    SEQRT_RETURN_IF_ERROR(infer_fold(ctx, dtypes));
+    fold_symbolic(ctx, name);
+    return Status::ok();
   };
   s.reference = [op](KernelContext& ctx) { return run_fold(ctx, op); };
   register_or_die(registry, std::move(s));

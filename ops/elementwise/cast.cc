@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ops/registry.h"
+#include "ops/symbolic_value.h"
 #include "ops/type_support.h"
 
 namespace seqrt {
@@ -15,6 +16,8 @@ Status infer_cast(InferContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(DType to,
                          dtype_from_onnx_code(ctx, "to", ctx.attr_int("to")));
   ctx.set_output(0, to, ctx.input_shape(0));
+  // Shape arithmetic casts between i64 and i32 (values assumed in range).
+  if (is_integer(ctx.input_dtype(0))) forward_symbolic(ctx);
   return Status::ok();
 }
 

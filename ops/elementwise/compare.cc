@@ -4,6 +4,7 @@
 
 #include "ops/elementwise/elementwise.h"
 #include "ops/registry.h"
+#include "ops/symbolic_value.h"
 #include "ops/type_support.h"
 
 namespace seqrt {
@@ -76,8 +77,11 @@ void register_compare_op(OpRegistry& registry, const CompareOp& op) {
           ", elementwise with numpy broadcasting; bool result";
   s.inputs = {{"A"}, {"B"}};
   s.outputs = {{"C"}};
-  s.infer = [dtypes = op.dtypes](InferContext& ctx) {
-    return infer_compare(ctx, dtypes);
+  s.infer = [dtypes = op.dtypes,
+             name = std::string(op.name)](InferContext& ctx) {
+    SEQRT_RETURN_IF_ERROR(infer_compare(ctx, dtypes));
+    if (name == "Equal") equal_symbolic(ctx);
+    return Status::ok();
   };
   s.reference = [op](KernelContext& ctx) { return run_compare(ctx, op); };
   register_or_die(registry, std::move(s));

@@ -3,6 +3,7 @@
 
 #include "ops/elementwise/elementwise.h"
 #include "ops/registry.h"
+#include "ops/symbolic_value.h"
 #include "ops/type_support.h"
 
 namespace seqrt {
@@ -22,6 +23,7 @@ Status infer_where(InferContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(std::optional<Shape> shape,
                          infer_broadcast_shape(ctx));
   ctx.set_output(0, ctx.input_dtype(1), std::move(shape));
+  where_symbolic(ctx);
   return Status::ok();
 }
 

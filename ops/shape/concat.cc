@@ -17,6 +17,20 @@ Result<Dim> merge_dim(const OpContext& ctx, const Dim& a, const Dim& b,
   return a.is_fixed() || b.is_unknown() ? a : b;
 }
 
+// Concatenated elements of 1-D inputs known symbolically ([-1] and
+// [seq] give [-1, seq]).
+void concat_symbolic(InferContext& ctx) {
+  std::vector<DimExpr> out;
+  for (size_t k = 0; k < ctx.num_inputs(); ++k) {
+    std::optional<std::vector<DimExpr>> part = ctx.input_symbolic(k);
+    if (!part) return;
+    out.insert(out.end(), part->begin(), part->end());
+  }
+  if (static_cast<int64_t>(out.size()) <= kMaxSymbolicElements) {
+    ctx.set_output_symbolic(0, std::move(out));
+  }
+}
+
 Status infer_concat(InferContext& ctx) {
   DType dtype = ctx.input_dtype(0);
   std::optional<Shape> out;
@@ -50,7 +64,7 @@ Status infer_concat(InferContext& ctx) {
         SEQRT_RETURN_IF_ERROR(check_dim_size(ctx, b));
         (*out)[d] = Dim(a.value() + b.value());  // at most 2^49
       } else {
-        (*out)[d] = Dim::unknown();
+        (*out)[d] = dim_add(a, b);  // (past) + (seq) keys give past+seq
       }
     }
   }
@@ -59,6 +73,7 @@ Status infer_concat(InferContext& ctx) {
     if (!ctx.input_shape(k)) (*out)[axis] = Dim::unknown();
   }
   ctx.set_output(0, dtype, out);
+  concat_symbolic(ctx);
   return Status::ok();
 }
 

@@ -3,6 +3,7 @@
 // dtype the output takes.
 #include "ops/registry.h"
 #include "ops/shape/shape_util.h"
+#include "ops/symbolic_value.h"
 
 namespace seqrt {
 namespace {
@@ -32,6 +33,9 @@ Status infer_constant_of_shape(InferContext& ctx) {
   if (dims) {
     SEQRT_RETURN_IF_ERROR(check_dims(ctx, *dims));
     ctx.set_output(0, value->dtype(), Shape::from_dims(*dims));
+  } else if (std::optional<std::vector<Dim>> symbolic =
+                 symbolic_shape_input(ctx, 0)) {
+    ctx.set_output(0, value->dtype(), Shape(std::move(*symbolic)));
   } else if (std::optional<int64_t> rank = known_length(ctx, 0)) {
     ctx.set_output(0, value->dtype(), unknown_shape(*rank));
   } else {

@@ -4,6 +4,7 @@
 
 #include "ops/registry.h"
 #include "ops/shape/shape_util.h"
+#include "ops/symbolic_value.h"
 #include "ops/util.h"
 
 namespace seqrt {
@@ -39,6 +40,10 @@ Status infer_expand(InferContext& ctx) {
   } else if (shape) {
     SEQRT_ASSIGN_OR_RETURN(
         Shape out, broadcast_shapes(ctx, *in, Shape::from_dims(*shape)));
+    ctx.set_output(0, dtype, out);
+  } else if (std::optional<std::vector<Dim>> dims =
+                 symbolic_shape_input(ctx, 1)) {
+    SEQRT_ASSIGN_OR_RETURN(Shape out, broadcast_shapes(ctx, *in, *dims));
     ctx.set_output(0, dtype, out);
   } else if (std::optional<int64_t> n = known_length(ctx, 1)) {
     size_t rank = std::max<size_t>(in->rank(), static_cast<size_t>(*n));

@@ -17,6 +17,26 @@ Status check_index(const OpContext& ctx, int64_t index, int64_t size,
   return Status::ok();
 }
 
+// Gather with known indices from a 1-D tensor known symbolically
+// (Gather(Shape(x), 1) is x's dim 1).
+void gather_symbolic(InferContext& ctx) {
+  std::optional<std::vector<DimExpr>> data = ctx.input_symbolic(0);
+  const Tensor* indices = ctx.input_value(1);
+  if (!data || !indices || indices->rank() > 1 || !ctx.input_shape(0) ||
+      ctx.input_shape(0)->rank() != 1) {
+    return;
+  }
+  int64_t size = static_cast<int64_t>(data->size());
+  std::vector<DimExpr> out;
+  for (int64_t j = 0; j < indices->num_elements(); ++j) {
+    int64_t index = indices->element_i64(j);
+    if (index < 0) index += size;
+    if (index < 0 || index >= size) return;
+    out.push_back((*data)[index]);
+  }
+  ctx.set_output_symbolic(0, std::move(out));
+}
+
 Status infer_gather(InferContext& ctx) {
   DType dtype = ctx.input_dtype(0);
   if (!is_integer(ctx.input_dtype(1))) {
@@ -44,6 +64,7 @@ Status infer_gather(InferContext& ctx) {
   out.insert(out.end(), indices->dims().begin(), indices->dims().end());
   out.insert(out.end(), data->dims().begin() + axis + 1, data->dims().end());
   ctx.set_output(0, dtype, Shape(std::move(out)));
+  gather_symbolic(ctx);
   return Status::ok();
 }
 

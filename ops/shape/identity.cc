@@ -1,11 +1,13 @@
 // Identity: the input, copied.
 #include "ops/registry.h"
+#include "ops/symbolic_value.h"
 
 namespace seqrt {
 namespace {
 
 Status infer_identity(InferContext& ctx) {
   ctx.set_output(0, ctx.input_dtype(0), ctx.input_shape(0));
+  forward_symbolic(ctx);
   return Status::ok();
 }
 

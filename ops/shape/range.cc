@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "ops/registry.h"
+#include "ops/symbolic_value.h"
 
 namespace seqrt {
 namespace {
@@ -67,6 +68,18 @@ Status check_scalars(const OpContext& ctx,
   return Status::ok();
 }
 
+// The length (limit - start) / delta when start, limit and delta are
+// integers known symbolically and the division is exact:
+// Range(past, past + seq, 1) has seq elements. Otherwise unknown.
+Dim symbolic_length(const InferContext& ctx) {
+  if (!is_integer(ctx.input_dtype(0))) return Dim::unknown();
+  DimExpr start = symbolic_scalar_input(ctx, 0);
+  DimExpr limit = symbolic_scalar_input(ctx, 1);
+  std::optional<int64_t> delta = symbolic_scalar_input(ctx, 2).constant();
+  if (!delta || *delta <= 0) return Dim::unknown();
+  return exact_div(limit - start, DimExpr(*delta)).to_dim();
+}
+
 Status infer_range(InferContext& ctx) {
   DType dtype = ctx.input_dtype(0);
   SEQRT_RETURN_IF_ERROR(
@@ -75,7 +88,7 @@ Status infer_range(InferContext& ctx) {
                                        ctx.input_value(2)};
   for (const Tensor* value : values) {
     if (value == nullptr) {
-      ctx.set_output(0, dtype, Shape({Dim::unknown()}));
+      ctx.set_output(0, dtype, Shape({symbolic_length(ctx)}));
       return Status::ok();
     }
   }

@@ -4,9 +4,11 @@
 // zero-sized dim (and then -1 may not appear with it).
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "ops/registry.h"
 #include "ops/shape/shape_util.h"
+#include "ops/symbolic_value.h"
 
 namespace seqrt {
 namespace {
@@ -71,74 +73,58 @@ Result<std::vector<int64_t>> output_dims(const OpContext& ctx,
   return shape;
 }
 
-// Multiplies `dim` into `product` unless that would pass kMaxElements
-// (declared shapes are untrusted); false then.
-bool multiply_into(int64_t& product, int64_t dim) {
-  if (dim != 0 && product > kMaxElements / dim) return false;
-  product *= dim;
-  return true;
-}
-
-// Symbolic inference of a -1: it is the input's element count divided by
-// the other output dims, when the symbols on both sides cancel out.
+// Symbolic inference of a -1: the input's element count divided by the
+// other output dims, when that division is exact (graph/dim_expr.h):
+// (batch,seq) to (-1,seq) gives batch; (batch,seq) to (-1,4) stays unknown.
 Dim infer_minus_one(const Shape& in, const std::vector<Dim>& out) {
-  int64_t in_fixed = 1, out_fixed = 1;
-  std::map<std::string, int> symbols;  // input count minus output count
-  for (const Dim& dim : in.dims()) {
-    if (dim.is_unknown()) return Dim::unknown();
-    if (dim.is_fixed() && !multiply_into(in_fixed, dim.value()))
-      return Dim::unknown();
-    if (dim.is_symbol()) ++symbols[dim.symbol_name()];
-  }
-  for (const Dim& dim : out) {
-    if (dim.is_unknown()) return Dim::unknown();
-    if (dim.is_fixed() && !multiply_into(out_fixed, dim.value()))
-      return Dim::unknown();
-    if (dim.is_symbol()) --symbols[dim.symbol_name()];
-  }
-  std::vector<std::string> left;
-  for (const auto& [name, count] : symbols) {
-    if (count < 0 || count > 1) return Dim::unknown();
-    if (count == 1) left.push_back(name);
-  }
-  if (out_fixed == 0 || in_fixed % out_fixed != 0) return Dim::unknown();
-  int64_t ratio = in_fixed / out_fixed;
-  if (left.empty()) return Dim(ratio);
-  if (left.size() == 1 && ratio == 1) return Dim::symbol(left[0]);
-  return Dim::unknown();
+  return exact_div(dims_product(in.dims()), dims_product(out)).to_dim();
 }
 
-// The output when the input has symbolic or unknown dims: 0 copies the
-// input's dim, -1 is inferred where the symbols allow it.
+// The output when the input has symbolic or unknown dims, or the request
+// is known only symbolically: 0 copies the input's dim, -1 is inferred
+// where the dims allow it.
 Result<Shape> symbolic_output(const OpContext& ctx,
                               const std::optional<Shape>& in,
-                              const std::vector<int64_t>& request) {
+                              const std::vector<DimExpr>& request) {
+  // Symbolic entries are dims (>= 0 and not 0 to copy); check the rest.
+  std::vector<int64_t> constants;
+  for (const DimExpr& want : request) {
+    constants.push_back(want.constant().value_or(1));
+  }
   SEQRT_RETURN_IF_ERROR(
-      check_request(ctx, request, in ? in->rank() : request.size()));
+      check_request(ctx, constants, in ? in->rank() : request.size()));
   bool allow_zero = ctx.attr_int("allowzero") != 0;
   std::vector<Dim> out;
+  std::optional<size_t> minus_one;
   for (size_t i = 0; i < request.size(); ++i) {
-    int64_t want = request[i];
+    std::optional<int64_t> want = request[i].constant();
     if (want == 0 && !allow_zero) {
       out.push_back(in ? (*in)[i] : Dim::unknown());
+    } else if (want == -1) {
+      minus_one = i;
+      out.push_back(Dim::unknown());
     } else {
-      out.push_back(want == -1 ? Dim::unknown() : Dim(want));
+      out.push_back(request[i].to_dim());
     }
   }
-  auto minus_one = std::find(request.begin(), request.end(), -1);
-  if (in && minus_one != request.end()) {
-    size_t at = static_cast<size_t>(minus_one - request.begin());
+  if (in && minus_one) {
     std::vector<Dim> others = out;
-    others.erase(others.begin() + at);
-    out[at] = infer_minus_one(*in, others);
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(*minus_one));
+    out[*minus_one] = infer_minus_one(*in, others);
   }
   return Shape(std::move(out));
 }
 
-Status infer_reshape(InferContext& ctx) {
+Status infer_reshape_shape(InferContext& ctx) {
   DType dtype = ctx.input_dtype(0);
   const std::optional<Shape>& in = ctx.input_shape(0);
   SEQRT_ASSIGN_OR_RETURN(auto request, known_int_list(ctx, 1, "shape"));
+  std::optional<std::vector<DimExpr>> symbolic = ctx.input_symbolic(1);
+  if (!request && symbolic) {
+    SEQRT_ASSIGN_OR_RETURN(Shape out, symbolic_output(ctx, in, *symbolic));
+    ctx.set_output(0, dtype, std::move(out));
+    return Status::ok();
+  }
   if (!request) {
     std::optional<int64_t> rank = known_length(ctx, 1);
     ctx.set_output(
@@ -152,8 +138,18 @@ Status infer_reshape(InferContext& ctx) {
     ctx.set_output(0, dtype, Shape::from_dims(dims));
     return Status::ok();
   }
-  SEQRT_ASSIGN_OR_RETURN(Shape out, symbolic_output(ctx, in, *request));
+  SEQRT_ASSIGN_OR_RETURN(
+      Shape out,
+      symbolic_output(ctx, in,
+                      std::vector<DimExpr>(request->begin(), request->end())));
   ctx.set_output(0, dtype, std::move(out));
+  return Status::ok();
+}
+
+// A 1-D shape tensor reshaped to [n] (or a scalar) keeps its elements.
+Status infer_reshape(InferContext& ctx) {
+  SEQRT_RETURN_IF_ERROR(infer_reshape_shape(ctx));
+  forward_symbolic(ctx);
   return Status::ok();
 }
 

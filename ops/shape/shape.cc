@@ -1,7 +1,8 @@
 // Shape: the dims of the input as a 1-D i64 tensor, optionally only those
 // in [start, end) (negative values count from the back, then clamped).
 // Its value is known at inference time when those dims are fixed, so
-// Shape -> Gather -> Concat -> Reshape chains infer.
+// Shape -> Gather -> Concat -> Reshape chains infer; with symbolic dims
+// its value is known symbolically (ops/symbolic_value.h).
 #include <algorithm>
 
 #include "ops/registry.h"
@@ -28,9 +29,17 @@ Status infer_shape(InferContext& ctx) {
   auto [start, end] = dim_range(ctx, static_cast<int64_t>(shape->rank()));
   ctx.set_output(0, DType::kI64, Shape({end - start}));
   std::vector<int64_t> dims;
+  std::vector<DimExpr> symbolic;
   for (int64_t d = start; d < end; ++d) {
-    if (!(*shape)[d].is_fixed()) return Status::ok();
     dims.push_back((*shape)[d].value());
+    symbolic.push_back(DimExpr::from_dim((*shape)[d]));
+  }
+  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) {
+    // Some dim is symbolic: its value is known only symbolically.
+    if (end - start <= kMaxSymbolicElements) {
+      ctx.set_output_symbolic(0, std::move(symbolic));
+    }
+    return Status::ok();
   }
   ctx.set_output_value(0, Tensor::from_vector<int64_t>({end - start}, dims));
   return Status::ok();

@@ -8,7 +8,12 @@ namespace {
 Status infer_size(InferContext& ctx) {
   ctx.set_output(0, DType::kI64, Shape());
   const std::optional<Shape>& shape = ctx.input_shape(0);
-  if (!shape.has_value() || !shape->is_fixed()) return Status::ok();
+  if (!shape.has_value()) return Status::ok();
+  if (!shape->is_fixed()) {
+    DimExpr count = dims_product(shape->dims());
+    if (!count.is_unknown()) ctx.set_output_symbolic(0, {count});
+    return Status::ok();
+  }
   Result<int64_t> count = checked_num_elements(shape->fixed_dims());
   if (!count.is_ok()) {
     return ctx.error("input shape {} is too large: {}", shape->to_string(),

@@ -72,6 +72,75 @@ Result<SliceArgs> slice_args(const OpContext& ctx, std::vector<int64_t> starts,
   return args;
 }
 
+// A start or end of a step-1 slice of an axis of size `dim`, at least one
+// of them symbolic: negative constants count from the back, constants are
+// clamped to a fixed dim and a huge end means the whole axis; a symbolic
+// index is taken to lie within [0, dim], as exports compute it from the
+// dims themselves (the same assumption onnxruntime's symbolic shape
+// inference makes). Inference after binding the dims (bind_dims) sees
+// constants and clamps exactly.
+DimExpr symbolic_index(const DimExpr& index, const DimExpr& dim) {
+  std::optional<int64_t> value = index.constant();
+  if (!value) return index;
+  std::optional<int64_t> fixed = dim.constant();
+  int64_t at = *value;
+  if (at >= kMaxElements) return dim;
+  if (at < 0) {
+    if (!fixed) return dim + DimExpr(at);
+    at += *fixed;
+  }
+  return fixed ? DimExpr(std::clamp<int64_t>(at, 0, *fixed)) : DimExpr(at);
+}
+
+// The size of a step-1 slice [start, end) of `dim`, or unknown.
+Dim symbolic_count(const Dim& dim, const DimExpr& start, const DimExpr& end) {
+  DimExpr size = DimExpr::from_dim(dim);
+  if (size.is_unknown()) return Dim::unknown();
+  DimExpr count = symbolic_index(end, size) - symbolic_index(start, size);
+  std::optional<int64_t> value = count.constant();
+  if (value && *value < 0) return Dim(0);
+  return count.to_dim();
+}
+
+// Slice of a data tensor whose starts or ends are known only
+// symbolically, with known axes and steps: step-1 axes get symbolic
+// sizes, others become unknown. False when the axes are not known.
+Result<bool> infer_symbolic_bounds(InferContext& ctx, Shape& out) {
+  std::optional<std::vector<DimExpr>> starts = ctx.input_symbolic(1);
+  std::optional<std::vector<DimExpr>> ends = ctx.input_symbolic(2);
+  SEQRT_ASSIGN_OR_RETURN(auto axes, known_int_list(ctx, 3, "axes"));
+  SEQRT_ASSIGN_OR_RETURN(auto steps, known_int_list(ctx, 4, "steps"));
+  if (!starts || !ends || (ctx.has_input(3) && !axes) ||
+      (ctx.has_input(4) && !steps)) {
+    return false;
+  }
+  size_t n = starts->size();
+  std::vector<int64_t> no_bounds(n, 0);
+  SEQRT_ASSIGN_OR_RETURN(
+      SliceArgs args,
+      slice_args(ctx, no_bounds, std::vector<int64_t>(ends->size()), axes,
+                 steps, static_cast<int64_t>(out.rank())));
+  for (size_t i = 0; i < n; ++i) {
+    Dim& dim = out[args.axes[i]];
+    dim = args.steps[i] == 1 ? symbolic_count(dim, (*starts)[i], (*ends)[i])
+                             : Dim::unknown();
+  }
+  return true;
+}
+
+// Slice with known bounds of a 1-D tensor known symbolically.
+void slice_symbolic_value(InferContext& ctx, const SliceArgs& args) {
+  std::optional<std::vector<DimExpr>> data = ctx.input_symbolic(0);
+  if (!data || args.axes.size() != 1) return;
+  int64_t size = static_cast<int64_t>(data->size());
+  AxisSlice s = slice_axis(size, args.starts[0], args.ends[0], args.steps[0]);
+  std::vector<DimExpr> out;
+  for (int64_t k = 0; k < s.count; ++k) {
+    out.push_back((*data)[s.start + k * s.step]);
+  }
+  ctx.set_output_symbolic(0, std::move(out));
+}
+
 Status infer_slice(InferContext& ctx) {
   DType dtype = ctx.input_dtype(0);
   const std::optional<Shape>& in = ctx.input_shape(0);
@@ -88,6 +157,11 @@ Status infer_slice(InferContext& ctx) {
   bool all_known = starts && ends && (axes || !ctx.has_input(3)) &&
                    (steps || !ctx.has_input(4));
   if (!all_known) {
+    SEQRT_ASSIGN_OR_RETURN(bool symbolic, infer_symbolic_bounds(ctx, out));
+    if (symbolic) {
+      ctx.set_output(0, dtype, out);
+      return Status::ok();
+    }
     // Only the sliced axes change; which those are may still be known.
     std::optional<std::vector<int64_t>> touched = axes;
     std::optional<int64_t> n = known_length(ctx, 1);
@@ -113,12 +187,14 @@ Status infer_slice(InferContext& ctx) {
     if (dim.is_fixed()) {
       dim = slice_axis(dim.value(), args.starts[i], args.ends[i], args.steps[i])
                 .count;
-    } else if (!(args.starts[i] == 0 && args.steps[i] == 1 &&
-                 args.ends[i] >= kMaxElements)) {
-      dim = Dim::unknown();  // a whole symbolic axis keeps its symbol
+    } else if (args.steps[i] == 1) {
+      dim = symbolic_count(dim, args.starts[i], args.ends[i]);
+    } else {
+      dim = Dim::unknown();
     }
   }
   ctx.set_output(0, dtype, out);
+  if (in->rank() == 1) slice_symbolic_value(ctx, args);
   return Status::ok();
 }
 

@@ -2,6 +2,7 @@
 // size 1; without axes, removes every dim of size 1.
 #include "ops/registry.h"
 #include "ops/shape/shape_util.h"
+#include "ops/symbolic_value.h"
 
 namespace seqrt {
 namespace {
@@ -31,7 +32,7 @@ Shape keep_dims(const Shape& in, const std::vector<bool>& removed) {
   return Shape(std::move(out));
 }
 
-Status infer_squeeze(InferContext& ctx) {
+Status infer_squeeze_shape(InferContext& ctx) {
   DType dtype = ctx.input_dtype(0);
   const std::optional<Shape>& in = ctx.input_shape(0);
   SEQRT_ASSIGN_OR_RETURN(auto axes, known_int_list(ctx, 1, "axes"));
@@ -59,6 +60,12 @@ Status infer_squeeze(InferContext& ctx) {
   } else {
     ctx.set_output(0, dtype, std::nullopt);  // a symbol may be 1 or not
   }
+  return Status::ok();
+}
+
+Status infer_squeeze(InferContext& ctx) {
+  SEQRT_RETURN_IF_ERROR(infer_squeeze_shape(ctx));
+  forward_symbolic(ctx);  // [n] <-> n
   return Status::ok();
 }
 

@@ -5,6 +5,7 @@
 
 #include "ops/registry.h"
 #include "ops/shape/shape_util.h"
+#include "ops/symbolic_value.h"
 #include "ops/util.h"
 
 namespace seqrt {
@@ -44,6 +45,15 @@ Status infer_tile(InferContext& ctx) {
     ctx.set_output(
         0, dtype,
         rank ? std::optional<Shape>(unknown_shape(*rank)) : std::nullopt);
+    return Status::ok();
+  }
+  std::optional<std::vector<Dim>> symbolic = symbolic_shape_input(ctx, 1);
+  if (!repeats && symbolic && symbolic->size() == in->rank()) {
+    Shape out = *in;
+    for (size_t d = 0; d < in->rank(); ++d) {
+      out[d] = dim_mul((*in)[d], (*symbolic)[d]);
+    }
+    ctx.set_output(0, dtype, std::move(out));
     return Status::ok();
   }
   if (!repeats) {

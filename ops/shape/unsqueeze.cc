@@ -2,6 +2,7 @@
 // output's dims (rank = input rank + number of axes).
 #include "ops/registry.h"
 #include "ops/shape/shape_util.h"
+#include "ops/symbolic_value.h"
 
 namespace seqrt {
 namespace {
@@ -18,7 +19,7 @@ Result<std::vector<bool>> inserted_dims(const OpContext& ctx,
   return inserted;
 }
 
-Status infer_unsqueeze(InferContext& ctx) {
+Status infer_unsqueeze_shape(InferContext& ctx) {
   DType dtype = ctx.input_dtype(0);
   const std::optional<Shape>& in = ctx.input_shape(0);
   SEQRT_ASSIGN_OR_RETURN(auto axes, known_int_list(ctx, 1, "axes"));
@@ -39,6 +40,12 @@ Status infer_unsqueeze(InferContext& ctx) {
   size_t next = 0;
   for (bool is_new : inserted) out.push_back(is_new ? Dim(1) : (*in)[next++]);
   ctx.set_output(0, dtype, Shape(std::move(out)));
+  return Status::ok();
+}
+
+Status infer_unsqueeze(InferContext& ctx) {
+  SEQRT_RETURN_IF_ERROR(infer_unsqueeze_shape(ctx));
+  forward_symbolic(ctx);  // [n] <-> n
   return Status::ok();
 }
 
