@@ -148,6 +148,12 @@ bool DimExpr::is_nonnegative() const {
   return true;
 }
 
+std::vector<std::pair<std::vector<std::string>, int64_t>> DimExpr::terms()
+    const {
+  if (unknown_) return {};
+  return {terms_.begin(), terms_.end()};
+}
+
 std::vector<std::string> DimExpr::atoms() const {
   std::vector<std::string> out;
   for (const auto& [monomial, coefficient] : terms_) {

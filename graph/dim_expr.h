@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/shape.h"
@@ -51,6 +52,9 @@ class DimExpr {
   bool is_nonnegative() const;
   // The atom names it uses, sorted.
   std::vector<std::string> atoms() const;
+  // Its terms: each monomial's atoms (sorted, repeated for powers; none for
+  // the constant term) with the coefficient. Empty for unknown and for 0.
+  std::vector<std::pair<std::vector<std::string>, int64_t>> terms() const;
   // The value under `bindings` (atom name -> size); nullopt when an atom is
   // unbound, the expression is unknown or the arithmetic overflows.
   std::optional<int64_t> evaluate(

@@ -51,6 +51,9 @@ std::vector<Pass> default_passes() {
           infer_symbolic_shapes_pass(),
           eliminate_dead_code_pass(),
           fuse_attention_pass(),
+          // Then attentions whose K was pinned by a read of its shape.
+          rebase_shape_reads_pass(),
+          fuse_attention_pass(),
           fuse_layer_norm_pass(),
           fuse_rms_norm_pass(),
           fuse_gelu_pass(),

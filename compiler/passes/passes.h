@@ -19,6 +19,12 @@ Pass fold_constants_pass();
 // Removes nodes whose outputs reach no graph output (state outputs are
 // graph outputs) and constants nothing reads; graph inputs stay.
 Pass eliminate_dead_code_pass();
+// Shape(x) of a computed x whose dims inference knows from the graph
+// inputs' dims (such as past+seq) -> the same dims read from
+// the graph inputs, so that such a read no longer pins x (and the nodes a
+// fusion would replace). Runs between two fuse_attention passes: the
+// causal-mask match reads Q's and K's shapes as exported.
+Pass rebase_shape_reads_pass();
 // MatMul-(scale)-(mask)-Softmax-MatMul -> seqrt::Attention, with the scale
 // on Q/K, GQA repeat_kv and KV-cache Concat variants.
 Pass fuse_attention_pass();

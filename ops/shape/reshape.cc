@@ -115,34 +115,39 @@ Result<Shape> symbolic_output(const OpContext& ctx,
   return Shape(std::move(out));
 }
 
-Status infer_reshape_shape(InferContext& ctx) {
-  DType dtype = ctx.input_dtype(0);
-  const std::optional<Shape>& in = ctx.input_shape(0);
-  SEQRT_ASSIGN_OR_RETURN(auto request, known_int_list(ctx, 1, "shape"));
-  std::optional<std::vector<DimExpr>> symbolic = ctx.input_symbolic(1);
-  if (!request && symbolic) {
-    SEQRT_ASSIGN_OR_RETURN(Shape out, symbolic_output(ctx, in, *symbolic));
-    ctx.set_output(0, dtype, std::move(out));
-    return Status::ok();
-  }
-  if (!request) {
-    std::optional<int64_t> rank = known_length(ctx, 1);
-    ctx.set_output(
-        0, dtype,
-        rank ? std::optional<Shape>(unknown_shape(*rank)) : std::nullopt);
-    return Status::ok();
-  }
+// The output shape from a shape input known element by element.
+Status infer_from_request(InferContext& ctx, DType dtype,
+                          const std::optional<Shape>& in,
+                          const std::vector<int64_t>& request) {
   if (in && in->is_fixed()) {
     SEQRT_ASSIGN_OR_RETURN(auto dims,
-                           output_dims(ctx, in->fixed_dims(), *request));
+                           output_dims(ctx, in->fixed_dims(), request));
     ctx.set_output(0, dtype, Shape::from_dims(dims));
     return Status::ok();
   }
   SEQRT_ASSIGN_OR_RETURN(
       Shape out,
       symbolic_output(ctx, in,
-                      std::vector<DimExpr>(request->begin(), request->end())));
+                      std::vector<DimExpr>(request.begin(), request.end())));
   ctx.set_output(0, dtype, std::move(out));
+  return Status::ok();
+}
+
+Status infer_reshape_shape(InferContext& ctx) {
+  DType dtype = ctx.input_dtype(0);
+  const std::optional<Shape>& in = ctx.input_shape(0);
+  SEQRT_ASSIGN_OR_RETURN(auto request, known_int_list(ctx, 1, "shape"));
+  if (request) return infer_from_request(ctx, dtype, in, *request);
+  std::optional<std::vector<DimExpr>> symbolic = ctx.input_symbolic(1);
+  if (symbolic) {
+    SEQRT_ASSIGN_OR_RETURN(Shape out, symbolic_output(ctx, in, *symbolic));
+    ctx.set_output(0, dtype, std::move(out));
+    return Status::ok();
+  }
+  std::optional<int64_t> rank = known_length(ctx, 1);
+  ctx.set_output(
+      0, dtype,
+      rank ? std::optional<Shape>(unknown_shape(*rank)) : std::nullopt);
   return Status::ok();
 }
 
