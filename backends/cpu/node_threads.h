@@ -18,9 +18,12 @@ namespace seqrt::cpu {
 inline constexpr size_t kParallelNodeBytes = 32 * 1024;
 // The same when idle team threads sleep (OMP_WAIT_POLICY=passive): each
 // region then wakes them through the kernel, ~80 us on the development VM
-// (a 1x256 by 256x64 Gemm: 4 us on one thread, 89 us on two), in which one
-// core streams about a megabyte.
-inline constexpr size_t kParallelNodeBytesPassive = 1024 * 1024;
+// (a 1x256 by 256x64 Gemm: 4 us on one thread, 89 us on two). A weight-
+// streaming node (a decode step's GEMV, ~24 GB/s on one core) gains from
+// a second thread only when half its time exceeds that wake-up: from about
+// 4 MB (GPT-2 4x256 decode step, passive: 1.27 ms with 1 MiB, 0.91 ms with
+// 4 MiB, 0.96 ms on one thread).
+inline constexpr size_t kParallelNodeBytesPassive = 4 * 1024 * 1024;
 
 // The threshold for `wait_policy` (OMP_WAIT_POLICY's value, or null).
 size_t parallel_node_bytes_for(const char* wait_policy);
