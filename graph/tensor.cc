@@ -1,6 +1,7 @@
 #include "graph/tensor.h"
 
 #include "graph/alloc_fault.h"
+#include "graph/block_cache.h"
 #include "graph/run_control.h"
 
 #include <cmath>
@@ -51,6 +52,9 @@ std::shared_ptr<void> allocate_aligned(size_t bytes) {
 #if defined(__linux__)
   if (bytes >= kMappedMin) return map_zeroed(bytes);
 #endif
+  if (bytes >= kCachedBlockMin && bytes <= kCachedBlockMax) {
+    return allocate_cached_block(bytes);
+  }
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* data = std::aligned_alloc(kAlignment, rounded);
