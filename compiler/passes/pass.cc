@@ -59,6 +59,7 @@ std::vector<Pass> default_passes() {
           fuse_gelu_pass(),
           fuse_retention_pass(),
           fuse_linear_pass(),
+          fuse_sibling_linears_pass(),
           fuse_gemm_pass(),
           fuse_elementwise_pass(),
           fold_constants_pass(),
