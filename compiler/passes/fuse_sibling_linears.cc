@@ -3,9 +3,11 @@
 // node over the weights concatenated along N (the biases too, zeros where a
 // sibling has none) and one Split on the last axis into the old outputs.
 // Llama's q/k/v projections (GQA: different N_i) then read X once, in one
-// larger GEMM. Siblings join when they are the same op, share the weight
-// dtype, K and the activation; a group whose concatenated weight would pass
-// kMaxFoldedBytes stays as it is.
+// larger GEMM. A MatMul counts as a Linear without bias or activation, so
+// Whisper's biasless k_proj (left a MatMul by fuse_linear) joins its q_proj
+// and v_proj. Siblings join when they share the weight dtype, K and the
+// activation; the fused node is a MatMul when all of them were. A group
+// whose concatenated weight would pass kMaxFoldedBytes stays as it is.
 #include <algorithm>
 #include <cstring>
 
@@ -73,8 +75,7 @@ std::optional<Sibling> sibling_at(const Matcher& m, int n) {
 }
 
 bool joins(const Sibling& first, const Sibling& other) {
-  return other.is_linear == first.is_linear &&
-         other.activation == first.activation &&
+  return other.activation == first.activation &&
          other.w->dtype() == first.w->dtype() &&
          other.w->dim(0) == first.w->dim(0);
 }
@@ -140,11 +141,12 @@ std::optional<Fusion> match_siblings(const Matcher& m, int n) {
   if (group.size() < 2 || group.front().node != n) return std::nullopt;
   int64_t total_n = 0;
   std::vector<int64_t> sizes;
-  bool any_bias = false;
+  bool any_bias = false, any_linear = false;
   for (const Sibling& s : group) {
     total_n += s.w->dim(1);
     sizes.push_back(s.w->dim(1));
     any_bias = any_bias || s.b != nullptr;
+    any_linear = any_linear || s.is_linear;
   }
   const int64_t k = first->w->dim(0);
   if (static_cast<size_t>(k) * static_cast<size_t>(total_n) *
@@ -169,11 +171,13 @@ std::optional<Fusion> match_siblings(const Matcher& m, int n) {
   Fusion fusion;
   Node product;
   product.name = base + ".fused";
-  product.domain = head.domain;
-  product.op = head.op;
   product.inputs = {x};
-  if (first->is_linear) {
+  if (any_linear) {
+    product.domain = kSeqrtDomain;
+    product.op = "Linear";
     product.attrs["activation"] = Attribute(first->activation);
+  } else {
+    product.op = "MatMul";
   }
   Node split;
   split.name = base + ".split";

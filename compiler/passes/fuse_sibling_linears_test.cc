@@ -110,6 +110,33 @@ TEST(FuseSiblingLinears, GivesABiaslessSiblingZeroBias) {
   for (int64_t i = 3; i < 8; ++i) EXPECT_EQ(bias->element_f64(i), 0.0);
 }
 
+// Whisper's attention: q and v with biases (Linears after fuse_linear), k
+// without (left a MatMul). The MatMul joins as a Linear with zero bias.
+TEST(FuseSiblingLinears, JoinsAMatMulToLinearsWithoutActivation) {
+  GraphBuilder b("whisper_qkv");
+  ValueId x = b.input("x", DType::kF32, {2, 3, kK});
+  ValueId q = linear(b, x, b.constant("wq", random_tensor({kK, 8}, 31)),
+                     b.constant("bq", random_tensor({8}, 32)), "none");
+  ValueId k =
+      b.add("MatMul", {x, b.constant("wk", random_tensor({kK, 8}, 33))});
+  ValueId v = linear(b, x, b.constant("wv", random_tensor({kK, 8}, 34)),
+                     b.constant("bv", random_tensor({8}, 35)), "");
+  b.output(q, "q");
+  b.output(k, "k");
+  b.output(v, "v");
+  Graph fused =
+      expect_fused(build_or_die(std::move(b)), fuse_sibling_linears_pass(),
+                   "Linear", 1, {{"x", random_tensor({2, 3, kK}, 36)}});
+  EXPECT_EQ(count_ops(fused, "MatMul"), 0u);
+  const Node* node = find_op(fused, "Linear");
+  ASSERT_NE(node, nullptr);
+  ASSERT_EQ(node->inputs.size(), 3u);
+  const Tensor* bias = fused.constant(node->inputs[2]);
+  ASSERT_NE(bias, nullptr);
+  for (int64_t i = 8; i < 16; ++i) EXPECT_EQ(bias->element_f64(i), 0.0);
+  EXPECT_NE(bias->element_f64(16), 0.0);
+}
+
 // Two Linears without any bias stay without one.
 TEST(FuseSiblingLinears, AddsNoBiasWhenNoSiblingHasOne) {
   GraphBuilder b("no_bias");
@@ -139,13 +166,13 @@ TEST(FuseSiblingLinears, LeavesSiblingsThatDiffer) {
              "y1");
     expect_unchanged(build_or_die(std::move(b)), fuse_sibling_linears_pass());
   }
-  {  // a MatMul beside a Linear
+  {  // a MatMul (no activation) beside a Linear with one
     GraphBuilder b("kinds");
     ValueId x = b.input("x", DType::kF32, {3, kK});
     b.output(b.add("MatMul", {x, b.constant("w0", random_tensor({kK, 4}, 19))}),
              "y0");
     b.output(linear(b, x, b.constant("w1", random_tensor({kK, 4}, 20)),
-                    kNoValue, ""),
+                    kNoValue, "silu"),
              "y1");
     expect_unchanged(build_or_die(std::move(b)), fuse_sibling_linears_pass());
   }

@@ -40,9 +40,10 @@ Pass fuse_retention_pass();
 // MatMul with a constant 2-D W, + a constant (N) bias, + Relu/Gelu/Sigmoid/
 // SiLU -> seqrt::Linear (any rank of X).
 Pass fuse_linear_pass();
-// Two or more MatMul(X, constant 2-D W_i), or seqrt::Linear(X, W_i, B_i?)
-// with one activation, reading the same X -> one node over the weights
-// concatenated along N and a Split of its last axis (Llama's q/k/v).
+// Two or more MatMul(X, constant 2-D W_i) or seqrt::Linear(X, W_i, B_i?)
+// (a MatMul being a Linear without bias or activation) with one activation,
+// reading the same X -> one node over the weights concatenated along N and a
+// Split of its last axis (Llama's q/k/v).
 Pass fuse_sibling_linears_pass();
 // A 2-D MatMul followed by Add(bias) -> Gemm.
 Pass fuse_gemm_pass();
