@@ -66,6 +66,31 @@ DimExpr DimExpr::atom(std::string name) {
   return out;
 }
 
+namespace {
+
+// Value atoms are spelt with a prefix no identifier has; a user dim of
+// that spelling reads as a value atom, which only loses information.
+constexpr char kValueAtomPrefix[] = "value of ";
+
+bool is_value_atom(const std::string& name) {
+  return name.rfind(kValueAtomPrefix, 0) == 0;
+}
+
+}  // namespace
+
+DimExpr DimExpr::value_atom(const std::string& input_name) {
+  return atom(kValueAtomPrefix + input_name);
+}
+
+bool DimExpr::uses_value() const {
+  for (const auto& [monomial, coefficient] : terms_) {
+    for (const std::string& name : monomial) {
+      if (is_value_atom(name)) return true;
+    }
+  }
+  return false;
+}
+
 DimExpr DimExpr::from_dim(const Dim& dim) {
   if (dim.is_fixed()) return DimExpr(dim.value());
   if (!dim.is_symbol()) return unknown();
@@ -102,7 +127,7 @@ std::optional<int64_t> DimExpr::constant() const {
 }
 
 Dim DimExpr::to_dim() const {
-  if (unknown_) return Dim::unknown();
+  if (unknown_ || uses_value()) return Dim::unknown();
   if (std::optional<int64_t> value = constant()) {
     return *value >= 0 ? Dim(*value) : Dim::unknown();
   }
@@ -145,7 +170,7 @@ bool DimExpr::is_nonnegative() const {
   for (const auto& [monomial, coefficient] : terms_) {
     if (coefficient < 0) return false;
   }
-  return true;
+  return !uses_value();
 }
 
 std::vector<std::pair<std::vector<std::string>, int64_t>> DimExpr::terms()

@@ -35,6 +35,13 @@ class DimExpr {
   DimExpr() = default;     // unknown
   DimExpr(int64_t value);  // NOLINT: a constant, implicit by design
   static DimExpr atom(std::string name);
+  // The run-time value of an integer scalar graph input, as an atom that
+  // never becomes a dim: an expression using it is unknown as a dim
+  // (to_dim), while one where it cancels is not — Range(n, n+seq) has seq
+  // elements whatever the input n holds. Its sign is not known.
+  static DimExpr value_atom(const std::string& input_name);
+  // Whether some atom is a value atom.
+  bool uses_value() const;
   static DimExpr unknown() { return DimExpr(); }
   // A fixed dim is a constant, a symbol its expression (derived names) or
   // an atom, an unknown dim unknown.

@@ -69,12 +69,36 @@ Result<std::unique_ptr<Session>> Session::create(Graph graph,
     return executable.status().with_context(
         fmt::format("compiling {} for backend '{}'", context, options.backend));
   }
+  const int64_t capacity = options.kv_cache_capacity;
   std::unique_ptr<Session> session(
       new Session(std::move(graph), std::move(options), std::move(backend),
                   std::move(executable).value()));
   SEQRT_RETURN_IF_ERROR(
       session->budget_->check_compile(session->options_.compile.dim_bindings));
+  if (capacity > 0) {
+    SEQRT_RETURN_IF_ERROR(session->create_kv_cache_session());
+  }
   return session;
+}
+
+Status Session::create_kv_cache_session() {
+  report_progress(options_.progress, "fixed-capacity KV cache");
+  SEQRT_ASSIGN_OR_RETURN(
+      kv_cache_, fixed_capacity_kv_cache(graph_, options_.kv_cache_capacity));
+  SessionOptions options = options_;
+  options.kv_cache_capacity = 0;
+  // Built from the optimised graph: the passes must not run again.
+  kv_cache_.graph.metadata[kOptimizedByKey] = default_pipeline_id();
+  Result<std::unique_ptr<Session>> session =
+      create(std::move(kv_cache_.graph), std::move(options));
+  if (!session.is_ok()) {
+    return session.status().with_context(fmt::format(
+        "the fixed-capacity KV cache form of graph '{}' (kv_cache_capacity "
+        "{})",
+        graph_.name, options_.kv_cache_capacity));
+  }
+  kv_cache_session_ = std::move(session).value();
+  return Status::ok();
 }
 
 Result<std::unique_ptr<Session>> Session::load(const std::string& path,

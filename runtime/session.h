@@ -22,6 +22,7 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "compiler/passes/fixed_capacity_kv_cache.h"
 #include "graph/graph.h"
 #include "graph/limits.h"
 #include "graph/progress.h"
@@ -55,6 +56,16 @@ struct SessionOptions {
   Limits limits;
   // Hears of each stage of create() (types, passes, compile).
   ProgressFn progress;
+  // Tokens a Stream's KV cache holds; 0 (the default) lets the cache grow
+  // by concatenation as the graph says. Above 0, create() also compiles
+  // the graph's fixed-capacity form (compiler/passes/fixed_capacity_kv_
+  // cache.h) and every Stream on the session runs it: each KV cache is
+  // allocated once at this capacity and written in place, so a decode
+  // step costs its new tokens, not a copy of the cache, and one memory
+  // plan serves every step. A step past the capacity fails, the Stream
+  // unchanged. run() keeps the graph's own semantics. create() fails,
+  // saying why, when the graph has no KV cache of that form.
+  int64_t kv_cache_capacity = 0;
 };
 
 // What one call of run() (or a Stream step) may change from the session's
@@ -140,6 +151,9 @@ class Session {
   Session(Graph graph, SessionOptions options, std::unique_ptr<Backend> backend,
           std::unique_ptr<Executable> executable);
 
+  // Compiles the fixed-capacity KV cache form (options_.kv_cache_capacity).
+  Status create_kv_cache_session();
+
   Status check_feed_names(const std::map<std::string, Tensor>& feeds) const;
   // Sizes of symbolic dims: the compile bindings, then the fed inputs.
   std::map<std::string, int64_t> bind_symbols(
@@ -151,6 +165,10 @@ class Session {
 
   Graph graph_;
   SessionOptions options_;
+  // With options_.kv_cache_capacity: the fixed-capacity form the Streams
+  // run (its `graph` moved into the session) and what it changed.
+  std::unique_ptr<Session> kv_cache_session_;
+  KvCacheRewrite kv_cache_;
   // Declared before the executable so that it outlives it.
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Executable> executable_;

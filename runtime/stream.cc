@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/kv_cache_stream.h"
+
 namespace seqrt {
 namespace {
 
@@ -71,9 +73,25 @@ Status check_inputs(const Graph& graph, const std::vector<const Tensor*>& fed,
 
 }  // namespace
 
+Stream::Stream(const Session& session) : session_(session) {
+  if (session.kv_cache_session_ != nullptr) {
+    kv_cache_ = std::make_unique<KvCacheStream>(
+        session, *session.kv_cache_session_, session.kv_cache_);
+  }
+}
+
+Stream::~Stream() = default;
+
+void Stream::reset() {
+  if (kv_cache_ != nullptr) kv_cache_->reset();
+  state_.clear();
+  on_device_ = false;
+}
+
 Result<std::map<std::string, Tensor>> Stream::run(
     const std::map<std::string, Tensor>& feeds,
     const SessionRunOptions& run_options) {
+  if (kv_cache_ != nullptr) return kv_cache_->run(feeds, run_options);
   RunControl control(session_.options().limits);
   session_.prepare_run(control, run_options);
   RunControl::Scope scope(&control);
@@ -249,12 +267,14 @@ Result<std::map<std::string, Tensor>> Stream::run_with_state(
 }
 
 std::map<std::string, Tensor> Stream::snapshot() const {
+  if (kv_cache_ != nullptr) return kv_cache_->snapshot();
   Result<std::map<std::string, Tensor>> saved = read_snapshot();
   if (!saved.is_ok()) return {};
   return std::move(saved).value();
 }
 
 Result<std::map<std::string, Tensor>> Stream::read_snapshot() const {
+  if (kv_cache_ != nullptr) return kv_cache_->read_snapshot();
   if (!on_device_) return state_;
   SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> tensors,
                          session_.executable_->read_state(*device_state_));
@@ -289,6 +309,7 @@ Status check_state_type(const Value& input, const Tensor& tensor) {
 }  // namespace
 
 Status Stream::restore(std::map<std::string, Tensor> state) {
+  if (kv_cache_ != nullptr) return kv_cache_->restore(std::move(state));
   const Graph& graph = session_.graph();
   for (const auto& [name, tensor] : state) {
     const Value* input = nullptr;

@@ -23,6 +23,12 @@
 // says so). Holding a snapshot() keeps the state intact either way (the
 // step then copies it).
 //
+// On a session with SessionOptions::kv_cache_capacity, the Stream runs the
+// graph's fixed-capacity KV cache form (runtime/kv_cache_stream.h): each
+// cache is allocated once and written in place, so a step costs its new
+// tokens; the feeds, outputs, snapshot() and restore() keep the graph's own
+// form. Such a Stream always updates its caches in place.
+//
 // On a backend that keeps state on its device
 // (Executable::keeps_state_on_device, e.g. Vulkan) the first run copies the
 // state there once and later runs leave it there: a step moves only its other
@@ -38,10 +44,15 @@
 
 namespace seqrt {
 
+class KvCacheStream;
+
 class Stream {
  public:
   // Borrows `session`, which must outlive the Stream.
-  explicit Stream(const Session& session) : session_(session) {}
+  explicit Stream(const Session& session);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
 
   // Runs with `feeds` plus the held state; the present_* outputs become the
   // state for the next run, and every other output is returned. A state
@@ -67,10 +78,7 @@ class Stream {
   // Replaces the state; every name must be a state input of the graph.
   Status restore(std::map<std::string, Tensor> state);
   // Back to the initial state.
-  void reset() {
-    state_.clear();
-    on_device_ = false;
-  }
+  void reset();
 
  private:
   // The graph's inputs from bind_inputs: the state goes to the device if
@@ -94,6 +102,8 @@ class Stream {
   std::unique_ptr<ExecutableState> device_state_;
   bool on_device_ = false;  // device_state_ holds the current state
   bool in_place_ = false;   // set_update_state_in_place
+  // Set on a session with kv_cache_capacity: every call goes there.
+  std::unique_ptr<KvCacheStream> kv_cache_;
 };
 
 }  // namespace seqrt

@@ -63,8 +63,10 @@ Graph retention_graph() {
   return std::move(b).build().value();
 }
 
-// Causal attention over a KV cache that grows by concatenation.
-Graph attention_graph() {
+// Causal attention over a KV cache that grows by concatenation; with
+// `read_length`, also the output "cached" = Shape(past_key)[2:3], as an
+// export's position ids read it.
+Graph attention_graph(bool read_length = false) {
   GraphBuilder b("attention_layer");
   Shape qkv{1, kHeads, Dim::symbol("seq"), kDim};
   Shape cache{1, kHeads, Dim::symbol("past"), kDim};
@@ -79,6 +81,12 @@ Graph attention_graph() {
   auto outs = b.add_node("Attention", {q, k, v, kNoValue, past_key, past_value},
                          {{"is_causal", int64_t{1}}}, 3, options);
   for (ValueId id : outs) b.output(id);
+  if (read_length) {
+    b.output(b.add("Shape", {past_key},
+                   {{"start", Attribute(int64_t{2})},
+                    {"end", Attribute(int64_t{3})}}),
+             "cached");
+  }
   b.state_pair(past_key, outs[1],
                Tensor::allocate(DType::kF32, {1, kHeads, 0, kDim}).value());
   b.state_pair(past_value, outs[2],
@@ -140,11 +148,27 @@ const void* held_key_data(const Stream& stream) {
 
 class StreamTest : public ::testing::TestWithParam<std::string> {
  protected:
-  void check_prefill_then_steps(Graph graph, const char* op) {
+  // Declared: no TensorScatter kernel on Vulkan (backends/vulkan/README).
+  void expect_no_vulkan_tensor_scatter(const Status& status) {
+    if (device_skip::may_skip_for_no_device("vulkan", status)) {
+      GTEST_SKIP() << status.message();
+    }
+    ASSERT_EQ(status.code(), StatusCode::kUnsupported);
+    EXPECT_NE(status.message().find("[TensorScatter]"), std::string::npos)
+        << status.message();
+  }
+
+  void check_prefill_then_steps(Graph graph, const char* op,
+                                int64_t kv_cache_capacity = 0) {
     ASSERT_NE(OpRegistry::global().find(kSeqrtDomain, op), nullptr) << op;
     SessionOptions options;
     options.backend = GetParam();
+    options.kv_cache_capacity = kv_cache_capacity;
     auto session = Session::create(std::move(graph), options);
+    if (kv_cache_capacity > 0 && GetParam() == "vulkan") {
+      expect_no_vulkan_tensor_scatter(session.status());
+      return;
+    }
     // Only a backend with no device here may skip (tests/device_skip.h).
     SEQRT_SKIP_IF_NO_DEVICE(GetParam(), session.status());
     const int64_t total = 21, prompt = 16;
@@ -188,19 +212,19 @@ TEST_P(StreamTest, AttentionKvCachePrefillThenStepsEqualsWhole) {
   check_prefill_then_steps(attention_graph(), "Attention");
 }
 
+// The concatenating cache run in its fixed-capacity form
+// (SessionOptions::kv_cache_capacity) gives the same outputs and
+// snapshots of the graph's own form.
+TEST_P(StreamTest, AttentionKvCacheAtAFixedCapacityEqualsWhole) {
+  check_prefill_then_steps(attention_graph(), "Attention", kCapacity);
+}
+
 TEST_P(StreamTest, FixedCapacityCachePrefillThenStepsEqualsWhole) {
   SessionOptions options;
   options.backend = GetParam();
   auto session = Session::create(fixed_cache_graph(), options);
   if (GetParam() == "vulkan") {
-    // Declared: no TensorScatter kernel on Vulkan (backends/vulkan/README).
-    if (device_skip::may_skip_for_no_device("vulkan", session.status())) {
-      GTEST_SKIP() << session.status().message();
-    }
-    ASSERT_EQ(session.status().code(), StatusCode::kUnsupported);
-    EXPECT_NE(session.status().message().find("[TensorScatter]"),
-              std::string::npos)
-        << session.status().message();
+    expect_no_vulkan_tensor_scatter(session.status());
     return;
   }
   SEQRT_SKIP_IF_NO_DEVICE(GetParam(), session.status());
@@ -295,6 +319,69 @@ TEST(Stream, BadFeedsLeaveTheStateAlone) {
   EXPECT_NE(failed.status().message().find("state is reset"), std::string::npos)
       << failed.status().message();
   EXPECT_TRUE(stream.snapshot().empty());
+}
+
+std::map<std::string, Tensor> qkv_feeds(const Tensor& q, const Tensor& k,
+                                        const Tensor& v, int64_t begin,
+                                        int64_t end) {
+  return {{"q", tokens(q, begin, end)},
+          {"k", tokens(k, begin, end)},
+          {"v", tokens(v, begin, end)}};
+}
+
+TEST(Stream, FixedCapacityKvCacheReadsTheCachedLength) {
+  SessionOptions options;
+  options.kv_cache_capacity = 8;
+  auto session = Session::create(attention_graph(true), options);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  Tensor q = random_uniform_f32({1, kHeads, 4, kDim}, 7);
+  Stream stream(**session);
+  for (int64_t t : {0, 3}) {
+    auto out = stream.run(qkv_feeds(q, q, q, t, t == 0 ? 3 : 4));
+    ASSERT_TRUE(out.is_ok()) << out.status().to_string();
+    // The shape read counts the cached tokens, not the capacity.
+    EXPECT_EQ(out->at("cached").element_i64(0), t);
+  }
+  auto state = stream.snapshot();
+  ASSERT_EQ(state.size(), 2u);
+  EXPECT_EQ(state.at("past_key").dims(),
+            (std::vector<int64_t>{1, kHeads, 4, kDim}));
+  expect_tokens_close(state.at("past_value"), q, 0);
+}
+
+TEST(Stream, FixedCapacityKvCacheRefusesAStepPastItsCapacity) {
+  SessionOptions options;
+  options.kv_cache_capacity = 4;
+  auto capped = Session::create(attention_graph(), options);
+  auto growing = Session::create(attention_graph());
+  ASSERT_TRUE(capped.is_ok()) << capped.status().to_string();
+  ASSERT_TRUE(growing.is_ok()) << growing.status().to_string();
+  Tensor q = random_uniform_f32({1, kHeads, 4, kDim}, 8);
+  Stream stream(**capped), reference(**growing);
+  ASSERT_TRUE(stream.run(qkv_feeds(q, q, q, 0, 3)).is_ok());
+  ASSERT_TRUE(reference.run(qkv_feeds(q, q, q, 0, 3)).is_ok());
+  auto full = stream.run(qkv_feeds(q, q, q, 2, 4));
+  ASSERT_FALSE(full.is_ok());
+  EXPECT_NE(full.status().message().find("the KV cache is full: it holds 4"),
+            std::string::npos)
+      << full.status().message();
+  // The refused step changed nothing: the last token still fits.
+  auto last = stream.run(qkv_feeds(q, q, q, 3, 4));
+  auto want = reference.run(qkv_feeds(q, q, q, 3, 4));
+  ASSERT_TRUE(last.is_ok()) << last.status().to_string();
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  expect_tokens_close(last->at("y"), want->at("y"), 0);
+}
+
+TEST(Stream, FixedCapacityKvCacheNeedsAKvCache) {
+  SessionOptions options;
+  options.kv_cache_capacity = 16;
+  auto session = Session::create(retention_graph(), options);
+  ASSERT_FALSE(session.is_ok());
+  EXPECT_EQ(session.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(session.status().message().find("has no KV cache"),
+            std::string::npos)
+      << session.status().message();
 }
 
 TEST(Stream, RestoreRefusesUnknownNames) {

@@ -53,6 +53,9 @@ struct GenerateOptions {
   SamplerOptions sampler;
   LimitFlags limits;
   std::vector<std::string> backend_options;  // --backend-option KEY=VALUE
+  // --kv-capacity: tokens per KV cache; -1: the prompt plus --max-tokens
+  // where the model has a KV cache of that form, 0: grow by concatenation.
+  int64_t kv_capacity = -1;
 };
 
 // The tokenizer and what its files say about ending the text.
@@ -176,16 +179,33 @@ Result<std::vector<int64_t>> encode_prompt(const GenerateOptions& options,
   return prompt;
 }
 
+// With --kv-capacity left to its default, a model whose caches have no
+// fixed-capacity form (a recurrent state, an unfused attention) grows them.
 Result<std::unique_ptr<Session>> create_session(const GenerateOptions& options,
                                                 Graph graph,
+                                                int64_t prompt_tokens,
                                                 ProgressDisplay& progress) {
   SessionOptions session_options;
+  session_options.kv_cache_capacity = options.kv_capacity >= 0
+                                          ? options.kv_capacity
+                                          : prompt_tokens + options.max_tokens;
   session_options.backend = options.backend;
   SEQRT_ASSIGN_OR_RETURN(session_options.backend_options,
                          parse_backend_option_flags(options.backend_options));
   session_options.progress = progress.callback();
   SEQRT_RETURN_IF_ERROR(
       apply_limit_flags(options.limits, session_options.limits));
+  if (options.kv_capacity >= 0 || graph.state_pairs.empty()) {
+    session_options.kv_cache_capacity =
+        std::max<int64_t>(options.kv_capacity, 0);
+    return Session::create(std::move(graph), session_options);
+  }
+  Result<std::unique_ptr<Session>> session =
+      Session::create(graph, session_options);
+  if (session.is_ok() || session.status().code() != StatusCode::kUnsupported) {
+    return session;
+  }
+  session_options.kv_cache_capacity = 0;
   return Session::create(std::move(graph), session_options);
 }
 
@@ -265,8 +285,10 @@ Status generate(const GenerateOptions& options) {
   }
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> prompt,
                          encode_prompt(options, vocabulary, text));
-  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                         create_session(options, std::move(graph), progress));
+  SEQRT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Session> session,
+      create_session(options, std::move(graph),
+                     static_cast<int64_t>(prompt.size()), progress));
   progress.finish();
   Stream stream(*session);
   // A failed step ends the command, so the state need not survive one:
@@ -342,6 +364,13 @@ Command add_generate_command(CLI::App& app) {
                   "Seed of the sampler: the same seed gives the same text")
       ->check(integer_in<uint64_t>(0, std::numeric_limits<uint64_t>::max()))
       ->capture_default_str();
+  sub->add_option("--kv-capacity", options->kv_capacity,
+                  "Tokens each KV cache holds, allocated once and written in "
+                  "place (a step costs its new tokens, not a copy of the "
+                  "cache); 0 grows the caches by concatenation as the graph "
+                  "says; by default the prompt plus --max-tokens where the "
+                  "model's caches allow it")
+      ->check(integer_in<int64_t>(0, kMaxTokens + kMaxPromptTokensCeiling));
   add_no_mmap_flag(*sub, options->no_mmap);
   add_limit_flags(*sub, options->limits);
   add_backend_option_flag(*sub, options->backend_options);

@@ -232,6 +232,15 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
                ? std::optional<std::vector<DimExpr>>()
                : std::optional<std::vector<DimExpr>>(it->second);
   };
+  // An integer scalar input is an atom of its own, so shape arithmetic in
+  // which its value cancels (Range(n, n+seq)) still gives dims.
+  for (ValueId id : graph.inputs) {
+    const Value& value = graph.value(id);
+    if ((value.dtype == DType::kI64 || value.dtype == DType::kI32) &&
+        value.shape && value.shape->rank() == 0 && !known.count(id)) {
+      symbolic[id] = {DimExpr::value_atom(value.name)};
+    }
+  }
   for (int index : order) {
     const Node& node = graph.nodes[index];
     const OpSchema& schema = *registry.find(node.domain, node.op);

@@ -348,6 +348,14 @@ SEQRT_API seqrt_status seqrt_session_options_bind_dim(
  * compiling; 0 runs the graph exactly as given. */
 SEQRT_API seqrt_status seqrt_session_options_set_optimize(
     seqrt_session_options* options, int optimize);
+/* Tokens each KV cache of a stream holds (>= 0; 0, the default, lets the
+ * cache grow by concatenation as the graph says). Above 0 the streams of
+ * the session run the graph's fixed-capacity form: each cache is allocated
+ * once and written in place, so a decode step costs its new tokens; a step
+ * past the capacity fails with the stream unchanged. Session creation then
+ * fails, saying why, for a graph without such a KV cache. */
+SEQRT_API seqrt_status seqrt_session_options_set_kv_cache_capacity(
+    seqrt_session_options* options, int64_t tokens);
 
 /* Resource limits (graph/limits.h); reaching one is SEQRT_LIMIT_EXCEEDED
  * with a message naming the limit. Values never change. */

@@ -93,7 +93,7 @@ BackendOptions backend_options_from(py::handle given) {
 std::shared_ptr<Session> load_session(
     const py::object& path, const std::string& backend, bool optimize,
     const std::optional<std::map<std::string, int64_t>>& bind, int num_threads,
-    bool mmap, const py::object& backend_options) {
+    bool mmap, const py::object& backend_options, int64_t kv_cache_capacity) {
   const std::string file =
       py::str(py::module_::import("os").attr("fspath")(path));
   std::vector<std::string> backends = compiled_backends();
@@ -114,6 +114,11 @@ std::shared_ptr<Session> load_session(
   options.backend_options = backend_options_from(backend_options);
   options.optimize = optimize;
   options.compile.num_threads = num_threads;
+  if (kv_cache_capacity < 0) {
+    raise_status(invalid_argument("kv_cache_capacity must be >= 0, got {}",
+                                  kv_cache_capacity));
+  }
+  options.kv_cache_capacity = kv_cache_capacity;
   if (bind) {
     for (const auto& [symbol, size] : *bind) {
       if (size < 0) {
@@ -280,6 +285,7 @@ void bind_session(py::module_& module) {
            py::arg("optimize") = true, py::arg("bind") = py::none(),
            py::arg("num_threads") = 0, py::arg("mmap") = true,
            py::arg("backend_options") = py::none(),
+           py::arg("kv_cache_capacity") = 0,
            "Loads `path` and compiles it for `backend` (see "
            "available_backends()). optimize=False runs the graph as given, "
            "without the fusion passes; bind maps symbolic dims to sizes "
@@ -292,7 +298,10 @@ void bind_session(py::module_& module) {
            "keys each backend takes are in backends/README.md); an unknown "
            "key or a bad value raises InvalidArgumentError naming it, and "
            "the backend's environment variables (SEQRT_VULKAN_*, "
-           "SEQRT_CUDA_DEVICE) override these where set.")
+           "SEQRT_CUDA_DEVICE) override these where set. kv_cache_capacity "
+           "> 0: the Streams of this session hold each KV cache at that many "
+           "tokens, written in place (a decode step costs its new tokens; a "
+           "step past it raises); 0 lets the cache grow as the graph says.")
       .def("run", &run_session, py::arg("output_names"), py::arg("feeds"),
            py::arg("timeout") = py::none(),
            "Runs the model on `feeds` (input name -> array) and returns the "

@@ -143,7 +143,9 @@ void bind_stream(py::module_& module) {
            py::arg("timeout") = py::none(), run_doc)
       .def("snapshot", &PyStream::snapshot,
            "The current state, to restore() later. Cheap: it shares the "
-           "tensors (the next run then copies the state it replaces).")
+           "tensors (the next run then copies the state it replaces); on a "
+           "session with kv_cache_capacity it copies each cache, cut to its "
+           "cached tokens.")
       .def("restore", &PyStream::restore, py::arg("snapshot"),
            "Makes a snapshot the state again.")
       .def("reset", &PyStream::reset, "Back to the initial state.");

@@ -1,7 +1,7 @@
 // seqrt_session_options_* and seqrt_session_*: compiling a model for one
 // backend and running the compiled plan.
-#include "graph/alloc_fault.h"
 #include "compiler/planner/memory_plan.h"
+#include "graph/alloc_fault.h"
 #include "runtime/backend_registry.h"
 #include "runtime/c_api/handles.h"
 
@@ -159,6 +159,19 @@ seqrt_status seqrt_session_options_set_optimize(seqrt_session_options* options,
   return guarded(__func__, [&] {
     SEQRT_RETURN_IF_ERROR(require(options, "options"));
     options->options.optimize = optimize != 0;
+    return Status::ok();
+  });
+}
+
+seqrt_status seqrt_session_options_set_kv_cache_capacity(
+    seqrt_session_options* options, int64_t tokens) {
+  return guarded(__func__, [&] {
+    SEQRT_RETURN_IF_ERROR(require(options, "options"));
+    if (tokens < 0) {
+      return seqrt::invalid_argument("kv_cache_capacity must be >= 0, got {}",
+                                     tokens);
+    }
+    options->options.kv_cache_capacity = tokens;
     return Status::ok();
   });
 }
