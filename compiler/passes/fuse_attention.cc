@@ -328,8 +328,24 @@ std::optional<Shape> key_shape(const Matcher& m, const Scores& scores,
 AttentionLengths attention_lengths(const Matcher& m, const Node& out_mm,
                                    const Scores& scores, const Source& value) {
   AttentionLengths lengths;
-  if (scores.bert_x != kNoValue) return lengths;
   lengths.queries = {m.node(scores.matmul).inputs[0], scores.q};
+  if (scores.bert_x != kNoValue) {
+    // K^T came as one Transpose(x, 0,2,3,1) of the (B,T,H,d) x: the keys'
+    // length is read from the exporter's Transpose(x, 0,2,1,3), K itself.
+    for (int reader : m.uses().consumers[scores.bert_x]) {
+      const Node& node = m.node(reader);
+      const Attribute* perm = node.attr("perm");
+      if (node.op == "Transpose" && node.domain.empty() && perm != nullptr &&
+          perm->type() == AttrType::kInts &&
+          perm->as_ints() == std::vector<int64_t>{0, 2, 1, 3}) {
+        lengths.keys.push_back(node.outputs[0]);
+      }
+    }
+    lengths.keys.push_back(value.value);
+    lengths.query_len = (*rank4(m, scores.q))[2];
+    lengths.new_key_len = (*rank4(m, scores.bert_x))[1];
+    return lengths;
+  }
   lengths.keys = {scores.k_full, out_mm.inputs[1]};
   for (ValueId present : {scores.key.present, value.present}) {
     if (present != kNoValue) lengths.keys.push_back(present);

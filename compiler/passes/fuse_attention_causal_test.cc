@@ -34,6 +34,9 @@ struct CausalOptions {
   // Hugging Face's scale, torch.full([], v.size(-1) ** 0.5): computed from
   // V's fixed last dim at run time rather than a constant.
   bool computed_scale = false;
+  // GPT-2 without a cache as torch exports it: k is (1,seq,H,d), K^T one
+  // Transpose(k, 0,2,3,1), and the mask reads K = Transpose(k, 0,2,1,3).
+  bool merged_key_transpose = false;
 };
 
 // A constant named after its value id, so that names stay unique.
@@ -95,16 +98,29 @@ Graph gpt2_attention(const CausalOptions& options) {
   std::vector<Dim> dims = {1, kHeads, Dim::symbol("seq"), kDim};
   std::vector<Dim> past_dims = {1, kHeads, Dim::symbol("past"), kDim};
   ValueId q = b.input("q", DType::kF32, dims);
-  ValueId k = b.input("k", DType::kF32, dims);
+  ValueId k =
+      b.input("k", DType::kF32,
+              options.merged_key_transpose
+                  ? std::vector<Dim>{1, Dim::symbol("seq"), kHeads, kDim}
+                  : dims);
   ValueId v = b.input("v", DType::kF32, dims);
+  ValueId kt = kNoValue;
+  if (options.merged_key_transpose) {
+    kt = b.add("Transpose", {k},
+               {{"perm", Attribute(std::vector<int64_t>{0, 2, 3, 1})}});
+    k = b.add("Transpose", {k},
+              {{"perm", Attribute(std::vector<int64_t>{0, 2, 1, 3})}});
+  }
   if (options.with_past) {
     k = b.add("Concat", {b.input("past_key", DType::kF32, past_dims), k},
               {{"axis", Attribute(int64_t{-2})}}, NodeOptions{"present_key"});
     v = b.add("Concat", {b.input("past_value", DType::kF32, past_dims), v},
               {{"axis", Attribute(int64_t{-2})}}, NodeOptions{"present_value"});
   }
-  ValueId kt = b.add("Transpose", {k},
-                     {{"perm", Attribute(std::vector<int64_t>{0, 1, 3, 2})}});
+  if (kt == kNoValue) {
+    kt = b.add("Transpose", {k},
+               {{"perm", Attribute(std::vector<int64_t>{0, 1, 3, 2})}});
+  }
   ValueId root = b.constant("root", Tensor::scalar(std::sqrt(float{kDim})));
   if (options.computed_scale) {
     ValueId shape = b.add("Shape", {v});
@@ -178,6 +194,20 @@ TEST(FuseAttentionCausal, WithoutCacheAndWithGatheredLengths) {
                              "Attention", 1, feeds(-1));
   const Node& node = attention(fused);
   EXPECT_EQ(node.inputs.size(), 3u);
+  ASSERT_NE(node.attr("is_causal"), nullptr);
+  EXPECT_EQ(node.attr("is_causal")->as_int(), 1);
+}
+
+TEST(FuseAttentionCausal, MergedKeyTransposeOfAnExportWithoutCache) {
+  CausalOptions options;
+  options.with_past = false;
+  options.merged_key_transpose = true;
+  std::map<std::string, Tensor> inputs = feeds(-1);
+  inputs["k"] = random_tensor({1, kLen, kHeads, kDim}, 46);
+  Graph fused = expect_fused(gpt2_attention(options), fuse_attention_pass(),
+                             "Attention", 1, inputs);
+  const Node& node = attention(fused);
+  EXPECT_EQ(node.inputs.size(), 3u);  // no mask
   ASSERT_NE(node.attr("is_causal"), nullptr);
   EXPECT_EQ(node.attr("is_causal")->as_int(), 1);
 }
