@@ -2,11 +2,13 @@
 """seqrt vs onnxruntime on the same .onnx files, in one run on this machine.
 
     build/venv/bin/python bench/compare_onnxruntime.py [--quick] \
-        [--models bert,gpt2,mamba,retnet,titans,hf_gpt2,hf_llama,hf_bert]
+        [--models bert,gpt2,mamba,retnet,titans,hf_gpt2,hf_llama,hf_bert,
+                  scan_selective,scan_retention,scan_lstm]
         [--repeat N] [--workdir DIR]
 
 Exports the models (seeded random weights; cached in --workdir; the hf_*
-ones are transformers models exported as the model zoo does), converts
+ones are transformers models exported as the model zoo does, the scan_*
+ones recurrences written as plain-ONNX Scans by compare/scan_models.py), converts
 each to .seqrt, then per model: seqrt's Release CLI (`seqrt run --backend
 cpu --repeat N`) and onnxruntime (CPU provider) each in its own process, both
 on the same number of threads. Prints the agreement of their outputs, the
@@ -30,12 +32,12 @@ from typing import List, Optional
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from compare import engines, hf_models, models  # noqa: E402
+from compare import engines, hf_models, models, scan_models  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT_CLI = REPO / "build/release/tools/seqrt"
 # --models name → its cases (quick) → List[Case]
-MODELS = dict(models.MODELS, **hf_models.MODELS)
+MODELS = dict(models.MODELS, **hf_models.MODELS, **scan_models.MODELS)
 
 
 @dataclasses.dataclass

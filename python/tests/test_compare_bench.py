@@ -72,6 +72,23 @@ def test_quick_hugging_face_rows_agree(tmp_path):
                             row["arena peak / naive KiB"]), row
 
 
+def test_quick_scan_rows_agree(tmp_path):
+    """The recurrences written as plain-ONNX Scans (scan_models.py) run in
+    both engines and agree."""
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--models",
+         "scan_selective,scan_retention,scan_lstm", "--cli", seqrt_cli(),
+         "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = table_rows(proc.stdout, "| model | shape / phase | seqrt ms")
+    assert [r["model"] for r in rows] == [
+        "scan_selective", "scan_retention", "scan_lstm"], proc.stdout
+    for row in rows:
+        assert float(row["ratio ORT/seqrt"]) > 0, row
+        assert float(row["max rel diff"]) < 1e-4, row
+
+
 def test_failing_seqrt_fails_its_row_only(tmp_path):
     """A CLI that refuses every file: each row shows 'failed' for seqrt and
     its message, onnxruntime still runs, the script exits 1."""

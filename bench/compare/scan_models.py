@@ -1,0 +1,243 @@
+"""Recurrences written as plain ONNX `Scan`s over time (issue 26), built
+node by node with onnx.helper and numpy weights: no seqrt op, no
+seqrt.export, no torch. They are what a user's own converter or script
+writes, so they measure how seqrt runs a standard-ONNX recurrence.
+
+Opset 17, fp32, no batch axis except the LSTM's (ONNX LSTM layout); the time
+axis of every sequence input and output is the symbolic dim "seq". The
+constants (A, gamma, W, R, b) are initializers of the main graph that the
+Scan bodies read from the outer scope; the axes of Unsqueeze/Squeeze/
+ReduceSum are Constant nodes inside the bodies.
+
+scan_selective, Mamba-1's selective scan (S4D-real A = -[1..N] per channel):
+    inputs  u (L, D), delta (L, D) in [1e-3, 0.1], B (L, N), C (L, N),
+            h0 (D, N) (fed zeros); initializer A (D, N) < 0
+    step    dA = Exp(Unsqueeze(delta_t, 1) * A)
+            h  = dA * h + Unsqueeze(delta_t * u_t, 1) * Unsqueeze(B_t, 0)
+            y_t = ReduceSum(h * Unsqueeze(C_t, 0), axes=[1], keepdims=0)
+    outputs y (L, D), h_last (D, N)
+
+scan_retention, RetNet's recurrent form (gamma_h = 1 - 2^(-5-h) for H = 8):
+    inputs  q, k, v (T, H, d) (q scaled by d^-1/2), S0 (H, d, d) (zeros);
+            initializer gamma (H)
+    step    S   = Unsqueeze(gamma, [1, 2]) * S
+                  + Unsqueeze(k_t, 2) * Unsqueeze(v_t, 1)
+            o_t = Squeeze(MatMul(Unsqueeze(q_t, 1), S), 1)     (H, d)
+    outputs o (T, H, d), S_last (H, d, d)
+
+scan_lstm, one LSTM layer's cell (ONNX LSTM gate order i, o, f, c; no peepholes):
+    inputs  x (T, 1, I), h0 (1, Hd), c0 (1, Hd) (zeros);
+            initializers W (I, 4Hd), R (Hd, 4Hd), b (4Hd), U(±1/sqrt(Hd))
+    step    i, o, f, g = Split(MatMul(x_t, W) + MatMul(h, R) + b, axis=1)
+            c = Sigmoid(f) * c + Sigmoid(i) * Tanh(g)
+            h = Sigmoid(o) * Tanh(c)
+    outputs y (T, 1, Hd), h_last (1, Hd), c_last (1, Hd)
+"""
+
+import pathlib
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from .models import OPSET, Case
+
+FLOAT = TensorProto.FLOAT
+SEQ = "seq"
+
+
+def _value(name: str, shape: Sequence) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, FLOAT, list(shape))
+
+
+def _axes(name: str, axes: Sequence[int]) -> onnx.NodeProto:
+    """A Constant node holding int64 axes (Unsqueeze/Squeeze/ReduceSum
+    take them as an input since opset 13)."""
+    return helper.make_node("Constant", [], [name], name=name,
+                            value=numpy_helper.from_array(
+                                np.array(axes, np.int64), name))
+
+
+def _node(op: str, inputs: List[str], output: str, **attrs) -> onnx.NodeProto:
+    return helper.make_node(op, inputs, [output], name=output, **attrs)
+
+
+def _scan_model(name: str, body: onnx.GraphProto, states: List[Tuple[str, Sequence]],
+                scanned: List[Tuple[str, Sequence]],
+                results: List[Tuple[str, Sequence]],
+                weights: Dict[str, np.ndarray]) -> onnx.ModelProto:
+    """The main graph: one Scan over axis 0 of the `scanned` inputs,
+    carrying `states`; its outputs are the final states then the stacked
+    scan outputs, named as `results` lists them (states' first)."""
+    inputs = [n for n, _ in scanned]
+    scan = helper.make_node("Scan", [n for n, _ in states] + inputs,
+                            [n for n, _ in results], name=f"{name}_scan",
+                            body=body, num_scan_inputs=len(inputs))
+    graph = helper.make_graph(
+        [scan], name,
+        [_value(n, s) for n, s in states + scanned],
+        [_value(n, s) for n, s in results],
+        initializer=[numpy_helper.from_array(v, n) for n, v in weights.items()])
+    # IR 8 is opset 17's (the onnx package would stamp its newest, which
+    # onnxruntime may not read yet).
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              ir_version=8,
+                              producer_name="seqrt bench/compare/scan_models.py")
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def selective_model(d: int, n: int) -> onnx.ModelProto:
+    nodes = [
+        _axes("axis0", [0]), _axes("axis1", [1]),
+        _node("Unsqueeze", ["delta_t", "axis1"], "delta_col"),
+        _node("Mul", ["delta_col", "A"], "delta_A"),
+        _node("Exp", ["delta_A"], "dA"),
+        _node("Mul", ["dA", "h_prev"], "decayed"),
+        _node("Mul", ["delta_t", "u_t"], "delta_u"),
+        _node("Unsqueeze", ["delta_u", "axis1"], "delta_u_col"),
+        _node("Unsqueeze", ["B_t", "axis0"], "B_row"),
+        _node("Mul", ["delta_u_col", "B_row"], "delta_B_u"),
+        _node("Add", ["decayed", "delta_B_u"], "h"),
+        _node("Unsqueeze", ["C_t", "axis0"], "C_row"),
+        _node("Mul", ["h", "C_row"], "h_C"),
+        _node("ReduceSum", ["h_C", "axis1"], "y_t", keepdims=0),
+    ]
+    body = helper.make_graph(
+        nodes, "selective_step",
+        [_value("h_prev", (d, n)), _value("u_t", (d,)), _value("delta_t", (d,)),
+         _value("B_t", (n,)), _value("C_t", (n,))],
+        [_value("h", (d, n)), _value("y_t", (d,))])
+    a = -np.tile(np.arange(1, n + 1, dtype=np.float32), (d, 1))
+    return _scan_model(
+        "scan_selective", body, [("h0", (d, n))],
+        [("u", (SEQ, d)), ("delta", (SEQ, d)), ("B", (SEQ, n)), ("C", (SEQ, n))],
+        [("h_last", (d, n)), ("y", (SEQ, d))], {"A": a})
+
+
+def selective_feeds(d: int, n: int, length: int) -> Dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    log_delta = rng.uniform(np.log(1e-3), np.log(0.1), (length, d))
+    return {"h0": np.zeros((d, n), np.float32),
+            "u": rng.standard_normal((length, d), np.float32),
+            "delta": np.exp(log_delta).astype(np.float32),
+            "B": rng.standard_normal((length, n), np.float32),
+            "C": rng.standard_normal((length, n), np.float32)}
+
+
+def retention_model(heads: int, dim: int) -> onnx.ModelProto:
+    nodes = [
+        _axes("axis1", [1]), _axes("axis2", [2]), _axes("axes12", [1, 2]),
+        _node("Unsqueeze", ["gamma", "axes12"], "gamma_hd"),
+        _node("Mul", ["gamma_hd", "S_prev"], "decayed"),
+        _node("Unsqueeze", ["k_t", "axis2"], "k_col"),
+        _node("Unsqueeze", ["v_t", "axis1"], "v_row"),
+        _node("Mul", ["k_col", "v_row"], "k_v"),
+        _node("Add", ["decayed", "k_v"], "S"),
+        _node("Unsqueeze", ["q_t", "axis1"], "q_row"),
+        _node("MatMul", ["q_row", "S"], "q_S"),
+        _node("Squeeze", ["q_S", "axis1"], "o_t"),
+    ]
+    state = (heads, dim, dim)
+    body = helper.make_graph(
+        nodes, "retention_step",
+        [_value("S_prev", state), _value("q_t", (heads, dim)),
+         _value("k_t", (heads, dim)), _value("v_t", (heads, dim))],
+        [_value("S", state), _value("o_t", (heads, dim))])
+    gamma = 1 - 2.0 ** (-5 - np.arange(heads, dtype=np.float32))
+    sequence = (SEQ, heads, dim)
+    return _scan_model(
+        "scan_retention", body, [("S0", state)],
+        [("q", sequence), ("k", sequence), ("v", sequence)],
+        [("S_last", state), ("o", sequence)], {"gamma": gamma.astype(np.float32)})
+
+
+def retention_feeds(heads: int, dim: int, length: int) -> Dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    shape = (length, heads, dim)
+    return {"S0": np.zeros((heads, dim, dim), np.float32),
+            "q": rng.standard_normal(shape, np.float32) / np.float32(np.sqrt(dim)),
+            "k": rng.standard_normal(shape, np.float32),
+            "v": rng.standard_normal(shape, np.float32)}
+
+
+def lstm_model(inputs: int, hidden: int) -> onnx.ModelProto:
+    gates = ["i_pre", "o_pre", "f_pre", "g_pre"]
+    nodes = [
+        _node("MatMul", ["x_t", "W"], "x_W"),
+        _node("MatMul", ["h_prev", "R"], "h_R"),
+        _node("Add", ["x_W", "h_R"], "x_W_h_R"),
+        _node("Add", ["x_W_h_R", "b"], "gates"),
+        helper.make_node("Split", ["gates"], gates, name="split_gates", axis=1),
+        _node("Sigmoid", ["i_pre"], "i"),
+        _node("Sigmoid", ["o_pre"], "o"),
+        _node("Sigmoid", ["f_pre"], "f"),
+        _node("Tanh", ["g_pre"], "g"),
+        _node("Mul", ["f", "c_prev"], "f_c"),
+        _node("Mul", ["i", "g"], "i_g"),
+        _node("Add", ["f_c", "i_g"], "c"),
+        _node("Tanh", ["c"], "tanh_c"),
+        _node("Mul", ["o", "tanh_c"], "h"),
+        _node("Identity", ["h"], "y_t"),
+    ]
+    row = (1, hidden)
+    body = helper.make_graph(
+        nodes, "lstm_step",
+        [_value("h_prev", row), _value("c_prev", row), _value("x_t", (1, inputs))],
+        [_value("h", row), _value("c", row), _value("y_t", row)])
+    rng = np.random.default_rng(1)
+    bound = 1 / np.sqrt(hidden)
+
+    def uniform(*shape):
+        return rng.uniform(-bound, bound, shape).astype(np.float32)
+
+    weights = {"W": uniform(inputs, 4 * hidden), "R": uniform(hidden, 4 * hidden),
+               "b": uniform(4 * hidden)}
+    return _scan_model(
+        "scan_lstm", body, [("h0", row), ("c0", row)], [("x", (SEQ, 1, inputs))],
+        [("h_last", row), ("c_last", row), ("y", (SEQ, 1, hidden))], weights)
+
+
+def lstm_feeds(inputs: int, hidden: int, length: int) -> Dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return {"h0": np.zeros((1, hidden), np.float32),
+            "c0": np.zeros((1, hidden), np.float32),
+            "x": rng.standard_normal((length, 1, inputs), np.float32)}
+
+
+def _case(model: str, phase: str, key: str, tokens: int, build, feeds) -> Case:
+    def write(path: pathlib.Path) -> Dict[str, np.ndarray]:
+        onnx.save(build(), str(path))
+        return feeds()
+    return Case(model, phase, key, tokens, False, write)
+
+
+def scan_selective_cases(quick: bool) -> List[Case]:
+    d, n, length = (64, 8, 64) if quick else (1536, 16, 2048)
+    return [_case("scan_selective", f"Scan selective scan D{d} N{n}, L {length}",
+                  f"scan_selective_d{d}_n{n}_L{length}", length,
+                  lambda: selective_model(d, n),
+                  lambda: selective_feeds(d, n, length))]
+
+
+def scan_retention_cases(quick: bool) -> List[Case]:
+    heads, dim, length = (4, 16, 64) if quick else (8, 128, 2048)
+    return [_case("scan_retention",
+                  f"Scan retention H{heads} {dim}×{dim} state, T {length}",
+                  f"scan_retention_h{heads}_d{dim}_T{length}", length,
+                  lambda: retention_model(heads, dim),
+                  lambda: retention_feeds(heads, dim, length))]
+
+
+def scan_lstm_cases(quick: bool) -> List[Case]:
+    inputs, hidden, length = (32, 32, 32) if quick else (256, 256, 512)
+    return [_case("scan_lstm", f"Scan LSTM cell I{inputs} H{hidden}, T {length}",
+                  f"scan_lstm_i{inputs}_h{hidden}_T{length}", length,
+                  lambda: lstm_model(inputs, hidden),
+                  lambda: lstm_feeds(inputs, hidden, length))]
+
+
+MODELS = {"scan_selective": scan_selective_cases,
+          "scan_retention": scan_retention_cases,
+          "scan_lstm": scan_lstm_cases}
