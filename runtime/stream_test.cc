@@ -347,6 +347,14 @@ TEST(Stream, FixedCapacityKvCacheReadsTheCachedLength) {
   EXPECT_EQ(state.at("past_key").dims(),
             (std::vector<int64_t>{1, kHeads, 4, kDim}));
   expect_tokens_close(state.at("past_value"), q, 0);
+  // A state fed with a step replaces the held one, in the graph's form.
+  std::map<std::string, Tensor> feeds = qkv_feeds(q, q, q, 2, 3);
+  feeds["past_key"] = tokens(q, 0, 2);
+  feeds["past_value"] = tokens(q, 0, 2);
+  auto fed = stream.run(feeds);
+  ASSERT_TRUE(fed.is_ok()) << fed.status().to_string();
+  EXPECT_EQ(fed->at("cached").element_i64(0), 2);
+  expect_tokens_close(stream.snapshot().at("past_key"), q, 0);
 }
 
 TEST(Stream, FixedCapacityKvCacheRefusesAStepPastItsCapacity) {
