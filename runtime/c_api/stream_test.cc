@@ -145,5 +145,25 @@ TEST_F(CApiStream, KeepsItsSessionAlive) {
             static_cast<size_t>(kHeads * 2 * kDim));
 }
 
+// The retention model has a recurrent state, no KV cache: a capacity is
+// refused at creation, saying why; a negative one at once.
+TEST(CApiKvCacheCapacity, NeedsAKvCacheAndAPositiveSize) {
+  seqrt_session_options* options = nullptr;
+  ASSERT_EQ(seqrt_session_options_create(&options), SEQRT_OK);
+  EXPECT_EQ(seqrt_session_options_set_kv_cache_capacity(options, -1),
+            SEQRT_INVALID_ARGUMENT);
+  EXPECT_TRUE(message_has("kv_cache_capacity must be >= 0"));
+  ASSERT_EQ(seqrt_session_options_set_kv_cache_capacity(options, 64),
+            SEQRT_OK);
+  seqrt_model* model = load_retention_model();
+  ASSERT_NE(model, nullptr);
+  seqrt_session* session = nullptr;
+  EXPECT_EQ(seqrt_session_create(model, options, &session), SEQRT_UNSUPPORTED);
+  EXPECT_EQ(session, nullptr);
+  EXPECT_TRUE(message_has("has no KV cache")) << seqrt_last_error_message();
+  seqrt_model_release(model);
+  seqrt_session_options_release(options);
+}
+
 }  // namespace
 }  // namespace c_api_test
