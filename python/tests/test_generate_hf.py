@@ -147,6 +147,22 @@ def test_gpt2_greedy_text_equals_pytorch(gpt2_dir):
     assert "tokens/s (backend 'cpu')" in speeds
 
 
+def test_kv_cache_capacity_forms_agree_and_bound_the_text(gpt2_dir):
+    # The default holds the cache at prompt + --max-tokens, written in
+    # place; 0 grows it by concatenation as the graph says: the same text.
+    fixed = run_generate(gpt2_dir / "model.onnx", GPT2_TOKENIZER, "-n", "20")
+    growing = run_generate(gpt2_dir / "model.onnx", GPT2_TOKENIZER, "-n", "20",
+                           "--kv-capacity", "0")
+    assert fixed.returncode == 0 and growing.returncode == 0, (
+        fixed.stderr.decode() + growing.stderr.decode())
+    assert streamed_bytes(fixed.stdout) == streamed_bytes(growing.stdout)
+    # A capacity below the prompt is a one-line error naming it.
+    small = run_generate(gpt2_dir / "model.onnx", GPT2_TOKENIZER,
+                         "--kv-capacity", "4")
+    assert small.returncode == 1, small.stdout
+    assert "the KV cache is full: it holds 4 tokens" in small.stderr.decode()
+
+
 def test_gpt2_stops_at_its_position_limit(gpt2_dir):
     proc = run_generate(gpt2_dir / "model.onnx", GPT2_TOKENIZER, "-n", "500",
                         "--ignore-eos")
