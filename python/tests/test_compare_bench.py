@@ -46,17 +46,22 @@ def test_quick_bert_row_has_numeric_ratio(tmp_path):
                         loads[0]["arena peak / naive KiB"]), loads
 
 
+def run_quick(workdir, models: str, timeout: int):
+    """The script on the --quick sizes of `models`: the process (which must
+    succeed) and the rows of its speed table."""
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--models", models, "--cli",
+         seqrt_cli(), "--workdir", str(workdir)],
+        capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc, table_rows(proc.stdout, "| model | shape / phase | seqrt ms")
+
+
 def test_quick_hugging_face_rows_agree(tmp_path):
     """The transformers exports (GPT-2 and Llama prefill and decode with
     past_key_values, Llama with attention_mask; BERT with its three inputs)
     run in both engines and agree."""
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--models",
-         "hf_gpt2,hf_llama,hf_bert", "--cli", seqrt_cli(),
-         "--workdir", str(tmp_path)],
-        capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    rows = table_rows(proc.stdout, "| model | shape / phase | seqrt ms")
+    proc, rows = run_quick(tmp_path, "hf_gpt2,hf_llama,hf_bert", timeout=300)
     assert [(r["model"], r["shape / phase"]) for r in rows] == [
         ("hf_gpt2", "prefill 16"), ("hf_gpt2", "decode step, past 8"),
         ("hf_llama", "prefill 16"), ("hf_llama", "decode step, past 8"),
@@ -75,13 +80,8 @@ def test_quick_hugging_face_rows_agree(tmp_path):
 def test_quick_scan_rows_agree(tmp_path):
     """The recurrences written as plain-ONNX Scans (scan_models.py) run in
     both engines and agree."""
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--models",
-         "scan_selective,scan_retention,scan_lstm", "--cli", seqrt_cli(),
-         "--workdir", str(tmp_path)],
-        capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    rows = table_rows(proc.stdout, "| model | shape / phase | seqrt ms")
+    proc, rows = run_quick(tmp_path, "scan_selective,scan_retention,scan_lstm",
+                           timeout=120)
     assert [r["model"] for r in rows] == [
         "scan_selective", "scan_retention", "scan_lstm"], proc.stdout
     for row in rows:
