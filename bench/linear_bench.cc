@@ -109,6 +109,32 @@ void shapes(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 
+// One decode token on dnnl_sgemm, serial as a node under the sleeping-team
+// threshold runs (backends/cpu/node_threads.h), on the hf_gpt2/hf_llama
+// layer sizes (K×N: qkv 256×768, MLP 256×1024 and 1024×256, the 8000-word
+// head) and GPT-2 small's 768×3072: the weights' GB/s per call.
+void decode_sgemm(benchmark::State& state) {
+  Problem p = make_problem(state);
+  cpu::ScopedThreads serial(1);
+  for (auto _ : state) {
+    cpu::sgemm(false, false, 1, p.n, p.k, 1.0f, p.x.data_as<float>(), p.k,
+               p.w.data_as<float>(), p.n, 0.0f, p.y.mutable_data_as<float>(),
+               p.n);
+    benchmark::DoNotOptimize(p.y.mutable_data_as<float>());
+  }
+  bench::report_bytes(state, 4.0 * p.k * p.n);
+}
+
+void decode_shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"M", "K", "N"});
+  for (auto [k, n] : std::vector<std::pair<int64_t, int64_t>>{
+           {256, 768}, {256, 1024}, {1024, 256}, {256, 8000}, {768, 3072}}) {
+    b->Args({1, k, n});
+  }
+  b->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
+BENCHMARK(decode_sgemm)->Apply(decode_shapes);
 BENCHMARK(old_path)->Apply(shapes);
 BENCHMARK(prepared)->Apply(shapes);
 BENCHMARK(prepared_gelu)->Apply(shapes);
