@@ -10,7 +10,11 @@
 //   - a KV cache Concat(past, new) on the sequence axis, which becomes the
 //     past_* inputs, its output the present_* outputs of the fused node;
 //   - BERT's Transpose(X, perm 0,2,3,1) of X (B,T,H,d): K becomes
-//     Transpose(X, perm 0,2,1,3).
+//     Transpose(X, perm 0,2,1,3);
+//   - the dynamo exporter's Kᵀ through a flattened 3-D transpose,
+//     Reshape(Transpose(Reshape(K, (B*H,T,d)), 0,2,1), (B,H,d,T)), and its
+//     Where(IsNaN(P), 0, P) guard after the Softmax (Attention gives 0 on
+//     a row with no visible key itself).
 // S may also pass through a Cast to its own dtype (Hugging Face's
 // w.to(w.dtype)). A Where mask that is the causal triangle sliced at run
 // time (fuse_attention_causal.h) becomes is_causal, with no mask input.
@@ -28,6 +32,7 @@
 #include "compiler/passes/fuse_attention_causal.h"
 #include "compiler/passes/match.h"
 #include "compiler/passes/passes.h"
+#include "graph/dim_expr.h"
 
 namespace seqrt {
 namespace {
@@ -73,9 +78,10 @@ struct Source {
 
 // Reshape(Expand(Unsqueeze(x, [2]), (B,H,n,T,d)), (B,H*n,T,d)): x.
 ValueId strip_repeat_kv(const Matcher& m, ValueId v, std::set<int>& nodes) {
+  // allowzero (the dynamo exporter sets it) changes nothing here: the
+  // shapes checked below leave no dim to copy from the input.
   int reshape_n = m.uses().producer[v];
   if (!is_op(m, reshape_n, "Reshape") ||
-      int_attr(m.node(reshape_n), "allowzero", 0) != 0 ||
       !has_only_attrs(m.node(reshape_n), {"allowzero"})) {
     return v;
   }
@@ -159,6 +165,44 @@ ValueId strip_same_cast(const Matcher& m, ValueId v, std::set<int>& nodes) {
   return m.node(n).inputs[0];
 }
 
+// The dynamo exporter's Kᵀ: Reshape(Transpose(Reshape(k, (B*H,T,d)),
+// perm 0,2,1), (B,H,d,T)) of k (B,H,T,d): k, when the shapes prove it.
+ValueId strip_flat_transpose(const Matcher& m, ValueId kt,
+                             std::set<int>& nodes) {
+  const int outer_n = m.producer(kt, "Reshape");
+  if (outer_n < 0 || !has_only_attrs(m.node(outer_n), {"allowzero"})) {
+    return kNoValue;
+  }
+  const ValueId flat_t = m.node(outer_n).inputs[0];
+  const int transpose_n = m.producer(flat_t, "Transpose");
+  const Attribute* perm =
+      transpose_n < 0 ? nullptr : m.node(transpose_n).attr("perm");
+  if (perm == nullptr || perm->type() != AttrType::kInts ||
+      perm->as_ints() != std::vector<int64_t>{0, 2, 1}) {
+    return kNoValue;
+  }
+  const ValueId flat = m.node(transpose_n).inputs[0];
+  const int inner_n = m.producer(flat, "Reshape");
+  if (inner_n < 0 || !has_only_attrs(m.node(inner_n), {"allowzero"})) {
+    return kNoValue;
+  }
+  const ValueId k = m.node(inner_n).inputs[0];
+  const Shape* ks = rank4(m, k);
+  const Shape* fs = m.shape(flat);
+  const Shape* ts = rank4(m, kt);
+  if (ks == nullptr || fs == nullptr || ts == nullptr || fs->rank() != 3) {
+    return kNoValue;
+  }
+  const Shape& kd = *ks;
+  const bool proven = (*fs)[0] == dim_mul(kd[0], kd[1]) && (*fs)[1] == kd[2] &&
+                      (*fs)[2] == kd[3] && !(*fs)[0].is_unknown() &&
+                      !kd[2].is_unknown() && !kd[3].is_unknown() &&
+                      *ts == Shape({kd[0], kd[1], kd[3], kd[2]});
+  if (!proven) return kNoValue;
+  nodes.insert({outer_n, transpose_n, inner_n});
+  return k;
+}
+
 std::optional<Scores> match_scores(const Matcher& m, ValueId s,
                                    std::set<int>& nodes) {
   Scores scores;
@@ -170,6 +214,12 @@ std::optional<Scores> match_scores(const Matcher& m, ValueId s,
   const Node& mm = m.node(scores.matmul);
   scores.q = strip_scale(m, mm.inputs[0], nodes, scores.scale);
   ValueId kt = strip_scale(m, mm.inputs[1], nodes, scores.scale);
+  if (ValueId k = strip_flat_transpose(m, kt, nodes); k != kNoValue) {
+    scores.k_full = k;
+    k = strip_scale(m, k, nodes, scores.scale);
+    scores.key = strip_source(m, k, nodes);
+    return scores;
+  }
   int transpose_n = m.producer(kt, "Transpose");
   const Attribute* perm =
       transpose_n < 0 ? nullptr : m.node(transpose_n).attr("perm");
@@ -254,7 +304,25 @@ Masking strip_mask(const Matcher& m, ValueId logits, std::set<int>& nodes) {
 
 // Softmax(S, last axis), through Casts to its own dtype (softmax(dtype=
 // float32) then .to(q.dtype) in float32 exports two).
+// Where(IsNaN(p), 0, p), the dynamo exporter's guard for rows with no
+// visible key: p. Attention gives 0 on such rows itself.
+ValueId strip_nan_guard(const Matcher& m, ValueId p, std::set<int>& nodes) {
+  const int where_n = m.producer(p, "Where");
+  if (where_n < 0) return p;
+  const Node& where = m.node(where_n);
+  const int isnan_n = m.producer(where.inputs[0], "IsNaN");
+  const std::optional<double> zero = m.scalar(where.inputs[1]);
+  if (isnan_n < 0 || !zero || *zero != 0.0 ||
+      m.node(isnan_n).inputs[0] != where.inputs[2] ||
+      m.uses().use_count(where.inputs[0]) != 1) {
+    return p;
+  }
+  nodes.insert({where_n, isnan_n});
+  return where.inputs[2];
+}
+
 int match_softmax(const Matcher& m, ValueId p, std::set<int>& nodes) {
+  p = strip_nan_guard(m, p, nodes);
   for (int cast_n = m.producer(p, "Cast"); cast_n >= 0;
        cast_n = m.producer(p, "Cast")) {
     const Node& cast = m.node(cast_n);

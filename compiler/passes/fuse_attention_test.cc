@@ -40,6 +40,13 @@ struct AttentionOptions {
   bool mask_keys_symbol = false;  // the mask's key dim is its own symbol
   bool probs_output = false;      // the Softmax output is a graph output too
   bool blank_row = false;         // the bool mask hides every key of row 0
+  // The dynamo exporter's K^T: Reshape(Transpose(Reshape(k, (H,T,d)),
+  // 0,2,1), (1,H,d,T)); `flat_as` the inner Reshape's target.
+  bool dynamo_key = false;
+  std::vector<int64_t> flat_as = {kHeads, kLen, kDim};
+  // Where(IsNaN(p), guard_value, p) after the Softmax.
+  bool nan_guard = false;
+  float guard_value = 0.0f;
 };
 
 // BERT/GPT style: Softmax(Q K^T / sqrt(d) + mask) V over (1,4,5,8).
@@ -50,7 +57,14 @@ Graph attention_graph(const AttentionOptions& options) {
   ValueId q = b.input("q", DType::kF32, dims);
   ValueId k = b.input("k", DType::kF32, dims);
   ValueId v = b.input("v", DType::kF32, dims);
-  ValueId kt = transpose(b, k, {0, 1, 3, 2});
+  ValueId kt = kNoValue;
+  if (options.dynamo_key) {
+    ValueId flat = b.add("Reshape", {k, ints(b, "flat", options.flat_as)});
+    kt = b.add("Reshape", {transpose(b, flat, {0, 2, 1}),
+                           ints(b, "kt_shape", {1, kHeads, kDim, kLen})});
+  } else {
+    kt = transpose(b, k, {0, 1, 3, 2});
+  }
   ValueId s = kNoValue;
   if (options.scale_q_and_k) {
     float root = 1.0f / std::sqrt(std::sqrt(static_cast<float>(kDim)));
@@ -86,6 +100,11 @@ Graph attention_graph(const AttentionOptions& options) {
   }
   ValueId p =
       b.add("Softmax", {s}, {{"axis", Attribute(options.softmax_axis)}});
+  if (options.nan_guard) {
+    p = b.add("Where",
+              {b.add("IsNaN", {p}),
+               b.constant("guard", Tensor::scalar(options.guard_value)), p});
+  }
   b.output(b.add("MatMul", {p, v}), "y");
   if (options.probs_output) b.output(p, "probs");
   return build_or_die(std::move(b));
@@ -171,6 +190,28 @@ TEST(FuseAttention, FusesScaleOnQAndK) {
                              "Attention", 1, attention_feeds(true));
   EXPECT_NEAR(fused.nodes[0].attr("scale")->as_float(), 1 / std::sqrt(8.0),
               1e-6);
+}
+
+// torch.onnx.export(dynamo=True): K^T through a flattened 3-D transpose,
+// Q and K^T each scaled, and the softmax's NaN guard.
+TEST(FuseAttention, FusesTheDynamoExportersForm) {
+  AttentionOptions dynamo;
+  dynamo.dynamo_key = true;
+  dynamo.scale_q_and_k = true;
+  dynamo.nan_guard = true;
+  Graph fused = expect_fused(attention_graph(dynamo), fuse_attention_pass(),
+                             "Attention", 1, attention_feeds(true));
+  EXPECT_EQ(count_ops(fused, "IsNaN"), 0u);
+  EXPECT_EQ(count_ops(fused, "Transpose"), 0u);
+  EXPECT_NEAR(fused.nodes.back().attr("scale")->as_float(),
+              1.0 / std::sqrt(8.0), 1e-6);
+  // A flattening that is no transpose of K, and a guard that is no 0.
+  AttentionOptions reinterpreted = dynamo;
+  reinterpreted.flat_as = {kHeads, kDim, kLen};
+  expect_unchanged(attention_graph(reinterpreted), fuse_attention_pass());
+  AttentionOptions one = dynamo;
+  one.guard_value = 1.0f;
+  expect_unchanged(attention_graph(one), fuse_attention_pass());
 }
 
 TEST(FuseAttention, LeavesOtherPatternsAlone) {
