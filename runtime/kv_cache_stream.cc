@@ -17,6 +17,7 @@ constexpr size_t kTimeAxis = 2;
 // `to`, both time-major per slab: a cache cut to its length or widened to
 // the capacity.
 void copy_time_rows(const Tensor& from, Tensor& to, int64_t rows) {
+  if (rows == 0 || to.num_elements() == 0) return;  // no data pointers
   const int64_t slabs = from.dim(0) * from.dim(1);
   const size_t row =
       static_cast<size_t>(from.dim(3)) * dtype_size(from.dtype());

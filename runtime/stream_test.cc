@@ -355,6 +355,13 @@ TEST(Stream, FixedCapacityKvCacheReadsTheCachedLength) {
   ASSERT_TRUE(fed.is_ok()) << fed.status().to_string();
   EXPECT_EQ(fed->at("cached").element_i64(0), 2);
   expect_tokens_close(stream.snapshot().at("past_key"), q, 0);
+  // Empty caches restore to an empty stream.
+  Tensor empty = Tensor::allocate(DType::kF32, {1, kHeads, 0, kDim}).value();
+  ASSERT_TRUE(
+      stream.restore({{"past_key", empty}, {"past_value", empty}}).is_ok());
+  auto again = stream.run(qkv_feeds(q, q, q, 0, 1));
+  ASSERT_TRUE(again.is_ok()) << again.status().to_string();
+  EXPECT_EQ(again->at("cached").element_i64(0), 0);
 }
 
 TEST(Stream, FixedCapacityKvCacheRefusesAStepPastItsCapacity) {
