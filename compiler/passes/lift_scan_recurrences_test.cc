@@ -1,0 +1,207 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compiler/passes/pass_test_util.h"
+
+namespace seqrt {
+namespace {
+
+using pass_testing::build_or_die;
+using pass_testing::count_ops;
+using pass_testing::expect_fused;
+using pass_testing::expect_unchanged;
+using pass_testing::random_tensor;
+
+constexpr int64_t kSteps = 7;
+
+ValueId ints(GraphBuilder& b, const std::string& name,
+             std::vector<int64_t> values) {
+  int64_t n = static_cast<int64_t>(values.size());
+  return b.constant(name, Tensor::from_vector<int64_t>({n}, values));
+}
+
+std::shared_ptr<Graph> shared(GraphBuilder&& b) {
+  return std::make_shared<Graph>(build_or_die(std::move(b)));
+}
+
+// Outputs of the pass's run on `graph`: its notes.
+PassNotes notes_of(const Graph& graph) {
+  Graph copy = graph;
+  Result<std::vector<PassStats>> stats =
+      run_passes(copy, {infer_shapes_pass(), lift_scan_recurrences_pass()});
+  EXPECT_TRUE(stats.is_ok()) << stats.status().to_string();
+  return stats.is_ok() ? stats->back().notes : PassNotes();
+}
+
+// ---- selective scan ----
+
+struct SelectiveForm {
+  int64_t d = 6, n = 4;
+  // Reshape broadcasts, operands commuted, delta·(u·B), MatMul readout and
+  // the scan inputs in another order.
+  bool rewritten = false;
+  bool extra_term = false;  // h' = … + 1
+  int64_t sum_axis = 1;
+  bool constant_a = true;
+  float a_sign = -1.0f;  // A = a_sign · [1..N] per channel
+};
+
+// The body as bench/compare/scan_models.py writes it, or `form`'s variant.
+std::shared_ptr<Graph> selective_body(const SelectiveForm& form) {
+  const int64_t d = form.d, n = form.n;
+  GraphBuilder b("selective_step");
+  ValueId h_prev = b.input("h_prev", DType::kF32, Shape{d, n});
+  ValueId u, delta, bt, ct;
+  if (form.rewritten) {
+    bt = b.input("B_t", DType::kF32, Shape{n});
+    ct = b.input("C_t", DType::kF32, Shape{n});
+    delta = b.input("delta_t", DType::kF32, Shape{d});
+    u = b.input("u_t", DType::kF32, Shape{d});
+  } else {
+    u = b.input("u_t", DType::kF32, Shape{d});
+    delta = b.input("delta_t", DType::kF32, Shape{d});
+    bt = b.input("B_t", DType::kF32, Shape{n});
+    ct = b.input("C_t", DType::kF32, Shape{n});
+  }
+  ValueId a = b.capture("A", DType::kF32, Shape{d, n});
+  ValueId h, y;
+  if (form.rewritten) {
+    ValueId col = ints(b, "col", {d, 1});
+    ValueId row = ints(b, "row", {1, n});
+    ValueId delta_col = b.add("Reshape", {delta, col});
+    ValueId decay = b.add("Exp", {b.add("Mul", {a, delta_col})});
+    ValueId decayed = b.add("Mul", {h_prev, decay});
+    ValueId u_b =
+        b.add("Mul", {b.add("Reshape", {u, col}), b.add("Reshape", {bt, row})});
+    h = b.add("Add", {b.add("Mul", {delta_col, u_b}), decayed});
+    y = b.add("MatMul", {h, ct});
+  } else {
+    ValueId axis0 = ints(b, "axis0", {0});
+    ValueId axis1 = ints(b, "axis1", {1});
+    ValueId delta_col = b.add("Unsqueeze", {delta, axis1});
+    ValueId decay = b.add("Exp", {b.add("Mul", {delta_col, a})});
+    ValueId decayed = b.add("Mul", {decay, h_prev});
+    ValueId delta_u = b.add("Unsqueeze", {b.add("Mul", {delta, u}), axis1});
+    ValueId b_row = b.add("Unsqueeze", {bt, axis0});
+    h = b.add("Add", {decayed, b.add("Mul", {delta_u, b_row})});
+    if (form.extra_term) {
+      h = b.add("Add", {h, b.constant("one", Tensor::scalar<float>(1.0f))});
+    }
+    ValueId c_row = b.add("Unsqueeze", {ct, axis0});
+    y = b.add("ReduceSum",
+              {b.add("Mul", {h, c_row}), ints(b, "sum_axes", {form.sum_axis})},
+              {{"keepdims", Attribute(int64_t{0})}});
+  }
+  b.output(h, "h");
+  b.output(y, "y_t");
+  return shared(std::move(b));
+}
+
+Graph selective_graph(const SelectiveForm& form) {
+  const int64_t d = form.d, n = form.n;
+  GraphBuilder b("scan_selective");
+  ValueId h0 = b.input("h0", DType::kF32, Shape{d, n});
+  ValueId u = b.input("u", DType::kF32, Shape{Dim::symbol("seq"), d});
+  ValueId delta = b.input("delta", DType::kF32, Shape{Dim::symbol("seq"), d});
+  ValueId bm = b.input("B", DType::kF32, Shape{Dim::symbol("seq"), n});
+  ValueId cm = b.input("C", DType::kF32, Shape{Dim::symbol("seq"), n});
+  std::vector<float> a;
+  for (int64_t i = 0; i < d * n; ++i) {
+    a.push_back(form.a_sign * static_cast<float>(1 + i % n));
+  }
+  if (form.constant_a) {
+    b.constant("A", Tensor::from_vector<float>({d, n}, a));
+  } else {
+    b.input("A", DType::kF32, Shape{d, n});
+  }
+  std::vector<ValueId> inputs = {h0, u, delta, bm, cm};
+  if (form.rewritten) inputs = {h0, bm, cm, delta, u};
+  std::vector<ValueId> outs = b.add_node(
+      "Scan", inputs,
+      {{"body", selective_body(form)}, {"num_scan_inputs", int64_t{4}}}, 2,
+      NodeOptions{"ssm", kOnnxDomain, {"h_last", "y"}});
+  b.output(outs[0]);
+  b.output(outs[1]);
+  return build_or_die(std::move(b));
+}
+
+std::map<std::string, Tensor> selective_feeds(const SelectiveForm& form) {
+  Tensor delta = random_tensor({kSteps, form.d}, 12);
+  float* data = delta.mutable_data_as<float>();
+  for (int64_t i = 0; i < delta.num_elements(); ++i) {
+    data[i] = 0.01f + 0.1f * std::fabs(data[i]);
+  }
+  std::map<std::string, Tensor> feeds = {
+      {"h0", random_tensor({form.d, form.n}, 11)},
+      {"u", random_tensor({kSteps, form.d}, 13)},
+      {"delta", delta},
+      {"B", random_tensor({kSteps, form.n}, 14)},
+      {"C", random_tensor({kSteps, form.n}, 15)}};
+  if (!form.constant_a) feeds["A"] = random_tensor({form.d, form.n}, 16);
+  return feeds;
+}
+
+void expect_selective_lift(const SelectiveForm& form) {
+  Graph lifted =
+      expect_fused(selective_graph(form), lift_scan_recurrences_pass(),
+                   "SelectiveScan", 1, selective_feeds(form));
+  EXPECT_EQ(count_ops(lifted, "Scan"), 0u);
+  for (const Node& node : lifted.nodes) {
+    if (node.op != "SelectiveScan") continue;
+    EXPECT_EQ(node.domain, kSeqrtDomain);
+    EXPECT_EQ(node.attr("delta_softplus")->as_int(), 0);
+    EXPECT_EQ(node.outputs.size(), 2u);  // with the final state
+  }
+}
+
+TEST(LiftScanRecurrences, SelectiveScanAsScanModelsWritesIt) {
+  expect_selective_lift(SelectiveForm{});
+}
+
+TEST(LiftScanRecurrences, SelectiveScanReadOnTheAlgebra) {
+  SelectiveForm form;
+  form.rewritten = true;
+  expect_selective_lift(form);
+  form.d = form.n = 5;  // roles told apart by their axes, not their sizes
+  expect_selective_lift(form);
+}
+
+TEST(LiftScanRecurrences, SelectiveScanLiftIsNoted) {
+  PassNotes notes = notes_of(selective_graph(SelectiveForm{}));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "Scan 'ssm' -> seqrt::SelectiveScan (D 6, N 4)");
+}
+
+TEST(LiftScanRecurrences, SelectiveScanWithAnExtraTermStays) {
+  SelectiveForm form;
+  form.extra_term = true;
+  expect_unchanged(selective_graph(form), lift_scan_recurrences_pass());
+}
+
+TEST(LiftScanRecurrences, SelectiveScanSummingTheWrongAxisStays) {
+  SelectiveForm form;
+  form.d = form.n = 4;  // so that the output shapes do not tell
+  form.sum_axis = 0;
+  expect_unchanged(selective_graph(form), lift_scan_recurrences_pass());
+}
+
+TEST(LiftScanRecurrences, SelectiveScanWithARunTimeAStays) {
+  SelectiveForm form;
+  form.constant_a = false;
+  expect_unchanged(selective_graph(form), lift_scan_recurrences_pass());
+}
+
+// A = +60·[1..N] overflows within the check's steps: it cannot be checked,
+// so the Scan stays, with a note saying why.
+TEST(LiftScanRecurrences, SelectiveScanThatFailsTheCheckStays) {
+  SelectiveForm form;
+  form.a_sign = 60.0f;
+  expect_unchanged(selective_graph(form), lift_scan_recurrences_pass());
+  PassNotes notes = notes_of(selective_graph(form));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("Scan 'ssm' kept"), std::string::npos) << notes[0];
+}
+
+}  // namespace
+}  // namespace seqrt
