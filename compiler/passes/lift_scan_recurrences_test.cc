@@ -203,5 +203,153 @@ TEST(LiftScanRecurrences, SelectiveScanThatFailsTheCheckStays) {
   EXPECT_NE(notes[0].find("Scan 'ssm' kept"), std::string::npos) << notes[0];
 }
 
+// ---- retention ----
+
+struct RetentionForm {
+  int64_t heads = 3, dk = 4, dv = 5;
+  // Reshape for γ, operands commuted, the outer product as MatMul, the
+  // ReduceSum read-out and the scan inputs in another order.
+  bool rewritten = false;
+  bool extra_term = false;  // S' = … + 1
+  int64_t sum_axis = 1;     // of the rewritten read-out
+  bool constant_gamma = true;
+};
+
+std::shared_ptr<Graph> retention_body(const RetentionForm& form) {
+  const int64_t h = form.heads, dk = form.dk, dv = form.dv;
+  GraphBuilder b("retention_step");
+  ValueId s_prev = b.input("S_prev", DType::kF32, Shape{h, dk, dv});
+  ValueId q, k, v;
+  if (form.rewritten) {
+    v = b.input("v_t", DType::kF32, Shape{h, dv});
+    q = b.input("q_t", DType::kF32, Shape{h, dk});
+    k = b.input("k_t", DType::kF32, Shape{h, dk});
+  } else {
+    q = b.input("q_t", DType::kF32, Shape{h, dk});
+    k = b.input("k_t", DType::kF32, Shape{h, dk});
+    v = b.input("v_t", DType::kF32, Shape{h, dv});
+  }
+  ValueId gamma = b.capture("gamma", DType::kF32, Shape{h});
+  ValueId axis1 = ints(b, "axis1", {1});
+  ValueId axis2 = ints(b, "axis2", {2});
+  ValueId k_col = b.add("Unsqueeze", {k, axis2});
+  ValueId v_row = b.add("Unsqueeze", {v, axis1});
+  ValueId s, o;
+  if (form.rewritten) {
+    ValueId gamma_hd = b.add("Reshape", {gamma, ints(b, "hd", {h, 1, 1})});
+    ValueId decayed = b.add("Mul", {s_prev, gamma_hd});
+    s = b.add("Add", {b.add("MatMul", {k_col, v_row}), decayed});
+    ValueId q_col = b.add("Unsqueeze", {q, axis2});
+    o = b.add("ReduceSum",
+              {b.add("Mul", {s, q_col}), ints(b, "sum_axes", {form.sum_axis})},
+              {{"keepdims", Attribute(int64_t{0})}});
+  } else {
+    ValueId gamma_hd = b.add("Unsqueeze", {gamma, ints(b, "axes12", {1, 2})});
+    s = b.add("Add",
+              {b.add("Mul", {gamma_hd, s_prev}), b.add("Mul", {k_col, v_row})});
+    if (form.extra_term) {
+      s = b.add("Add", {s, b.constant("one", Tensor::scalar<float>(1.0f))});
+    }
+    ValueId q_row = b.add("Unsqueeze", {q, axis1});
+    o = b.add("Squeeze", {b.add("MatMul", {q_row, s}), axis1});
+  }
+  b.output(s, "S");
+  b.output(o, "o_t");
+  return shared(std::move(b));
+}
+
+Graph retention_graph(const RetentionForm& form) {
+  const int64_t h = form.heads, dk = form.dk, dv = form.dv;
+  GraphBuilder b("scan_retention");
+  ValueId s0 = b.input("S0", DType::kF32, Shape{h, dk, dv});
+  ValueId q = b.input("q", DType::kF32, Shape{Dim::symbol("seq"), h, dk});
+  ValueId k = b.input("k", DType::kF32, Shape{Dim::symbol("seq"), h, dk});
+  ValueId v = b.input("v", DType::kF32, Shape{Dim::symbol("seq"), h, dv});
+  std::vector<float> gamma;
+  for (int64_t i = 0; i < h; ++i) {
+    gamma.push_back(1.0f - std::pow(2.0f, -1.0f - static_cast<float>(i)));
+  }
+  if (form.constant_gamma) {
+    b.constant("gamma", Tensor::from_vector<float>({h}, gamma));
+  } else {
+    b.input("gamma", DType::kF32, Shape{h});
+  }
+  std::vector<ValueId> inputs = {s0, q, k, v};
+  if (form.rewritten) inputs = {s0, v, q, k};
+  std::vector<ValueId> outs = b.add_node(
+      "Scan", inputs,
+      {{"body", retention_body(form)}, {"num_scan_inputs", int64_t{3}}}, 2,
+      NodeOptions{"retention", kOnnxDomain, {"S_last", "o"}});
+  b.output(outs[0]);
+  b.output(outs[1]);
+  return build_or_die(std::move(b));
+}
+
+std::map<std::string, Tensor> retention_feeds(const RetentionForm& form) {
+  const int64_t h = form.heads;
+  std::map<std::string, Tensor> feeds = {
+      {"S0", random_tensor({h, form.dk, form.dv}, 21)},
+      {"q", random_tensor({kSteps, h, form.dk}, 22)},
+      {"k", random_tensor({kSteps, h, form.dk}, 23)},
+      {"v", random_tensor({kSteps, h, form.dv}, 24)}};
+  if (!form.constant_gamma) feeds["gamma"] = random_tensor({h}, 25, 0.1f);
+  return feeds;
+}
+
+void expect_retention_lift(const RetentionForm& form) {
+  Graph lifted =
+      expect_fused(retention_graph(form), lift_scan_recurrences_pass(),
+                   "Retention", 1, retention_feeds(form));
+  EXPECT_EQ(count_ops(lifted, "Scan"), 0u);
+  for (const Node& node : lifted.nodes) {
+    if (node.op != "Retention") continue;
+    EXPECT_EQ(node.domain, kSeqrtDomain);
+    EXPECT_EQ(node.attr("scale")->as_float(), 1.0f);
+    const std::vector<float>& gammas = node.attr("gammas")->as_floats();
+    ASSERT_EQ(gammas.size(), static_cast<size_t>(form.heads));
+    EXPECT_EQ(gammas[0], 0.5f);
+    EXPECT_EQ(gammas[1], 0.75f);
+    EXPECT_EQ(node.outputs.size(), 2u);
+  }
+}
+
+TEST(LiftScanRecurrences, RetentionAsScanModelsWritesIt) {
+  expect_retention_lift(RetentionForm{});
+}
+
+TEST(LiftScanRecurrences, RetentionReadOnTheAlgebra) {
+  RetentionForm form;
+  form.rewritten = true;
+  expect_retention_lift(form);
+  form.dk = form.dv = 4;  // k and v told apart by their axes
+  expect_retention_lift(form);
+}
+
+TEST(LiftScanRecurrences, RetentionLiftIsNoted) {
+  PassNotes notes = notes_of(retention_graph(RetentionForm{}));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "Scan 'retention' -> seqrt::Retention (H 3, state 4x5)");
+}
+
+TEST(LiftScanRecurrences, RetentionWithAnExtraTermStays) {
+  RetentionForm form;
+  form.extra_term = true;
+  expect_unchanged(retention_graph(form), lift_scan_recurrences_pass());
+}
+
+TEST(LiftScanRecurrences, RetentionSummingTheWrongAxisStays) {
+  RetentionForm form;
+  form.rewritten = true;
+  form.dk = form.dv = 4;  // so that the output shapes do not tell
+  form.sum_axis = 2;
+  expect_unchanged(retention_graph(form), lift_scan_recurrences_pass());
+}
+
+TEST(LiftScanRecurrences, RetentionWithARunTimeGammaStays) {
+  RetentionForm form;
+  form.constant_gamma = false;
+  expect_unchanged(retention_graph(form), lift_scan_recurrences_pass());
+}
+
 }  // namespace
 }  // namespace seqrt
