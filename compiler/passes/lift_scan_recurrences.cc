@@ -5,7 +5,6 @@
 // sizes), evaluated with the reference kernels; otherwise the Scan stays
 // and the pass notes why. See README.md.
 #include <cmath>
-#include <numeric>
 #include <random>
 #include <set>
 
@@ -60,9 +59,9 @@ const Graph* liftable_body(const Graph& graph, const Node& node,
   return &g;
 }
 
-Tensor random_input(DType dtype, const std::vector<int64_t>& dims,
-                    InputFill fill, std::mt19937& rng) {
-  Tensor tensor = Tensor::allocate(dtype, dims).value();
+Result<Tensor> random_input(DType dtype, const std::vector<int64_t>& dims,
+                            InputFill fill, std::mt19937& rng) {
+  SEQRT_ASSIGN_OR_RETURN(Tensor tensor, Tensor::allocate(dtype, dims));
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_real_distribution<double> step(0.01, 0.5);
   for (int64_t i = 0; i < tensor.num_elements(); ++i) {
@@ -129,8 +128,10 @@ Result<double> lift_error(const ScanSite& site, const ScanLift& lift) {
   std::vector<Tensor> feeds;
   for (size_t i = 0; i < original.inputs.size(); ++i) {
     const Value& value = original.value(original.inputs[i]);
-    feeds.push_back(random_input(value.dtype, value.shape->fixed_dims(),
-                                 lift.fills[i], rng));
+    SEQRT_ASSIGN_OR_RETURN(Tensor feed,
+                           random_input(value.dtype, value.shape->fixed_dims(),
+                                        lift.fills[i], rng));
+    feeds.push_back(std::move(feed));
   }
   SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> want,
                          evaluate_reference(original, feeds));
@@ -231,6 +232,17 @@ int pick_pair(const std::vector<Factor>& fs,
   return -1;
 }
 
+std::optional<int64_t> reduced_axis(const ProductReader& r, const Node& sum) {
+  std::optional<std::vector<int64_t>> axes;
+  if (sum.inputs.size() > 1 && sum.inputs[1] != kNoValue) {
+    axes = r.ints(sum.inputs[1]);
+  } else if (const Attribute* attr = sum.attr("axes")) {
+    axes = attr->as_ints();
+  }
+  if (!axes || axes->size() != 1) return std::nullopt;
+  return (*axes)[0];
+}
+
 ValueId add_ints_constant(Graph& graph, const std::string& base,
                           const std::vector<int64_t>& values) {
   return add_tensor_constant(
@@ -259,29 +271,49 @@ ValueId add_op(Graph& graph, std::vector<Node>& add, const std::string& op,
 }
 
 ValueId move_time(Graph& graph, std::vector<Node>& add, ValueId x,
-                  std::vector<int64_t> perm, int64_t ones,
+                  std::vector<int64_t> perm,
+                  const std::vector<int64_t>& unsqueeze,
                   const std::string& name) {
+  if (unsqueeze.empty()) {
+    return add_op(graph, add, "Transpose", {x},
+                  {{"perm", Attribute(std::move(perm))}}, name);
+  }
   ValueId moved = add_op(graph, add, "Transpose", {x},
                          {{"perm", Attribute(std::move(perm))}}, name + "_t");
-  std::vector<int64_t> axes(static_cast<size_t>(ones));
-  std::iota(axes.begin(), axes.end(), 0);
   return add_op(graph, add, "Unsqueeze",
-                {moved, add_ints_constant(graph, name + "_axes", axes)}, {},
-                name);
+                {moved, add_ints_constant(graph, name + "_axes", unsqueeze)},
+                {}, name);
 }
 
-void drop_batch(Graph& graph, std::vector<Node>& add, ValueId x,
-                const std::vector<int64_t>& perm, ValueId output,
-                const std::string& name) {
-  ValueId axes = add_ints_constant(graph, name + "_axes", {0});
-  if (perm.empty()) {
-    add_op(graph, add, "Squeeze", {x, axes}, {}, name, output);
+void restore_layout(Graph& graph, std::vector<Node>& add, ValueId x,
+                    bool squeeze, const std::vector<int64_t>& perm,
+                    ValueId output, const std::string& name) {
+  if (!squeeze && perm.empty()) {
+    add_op(graph, add, "Identity", {x}, {}, name, output);
     return;
   }
-  ValueId squeezed =
-      add_op(graph, add, "Squeeze", {x, axes}, {}, name + "_squeezed");
-  add_op(graph, add, "Transpose", {squeezed}, {{"perm", Attribute(perm)}}, name,
-         output);
+  if (squeeze) {
+    ValueId axes = add_ints_constant(graph, name + "_axes", {0});
+    x = add_op(graph, add, "Squeeze", {x, axes}, {},
+               perm.empty() ? name : name + "_squeezed",
+               perm.empty() ? output : kNoValue);
+  }
+  if (!perm.empty()) {
+    add_op(graph, add, "Transpose", {x}, {{"perm", Attribute(perm)}}, name,
+           output);
+  }
+}
+
+std::vector<int> with_batch_axis(bool batched, std::vector<int> placement) {
+  if (!batched) return placement;
+  std::vector<int> moved = {0};
+  for (int axis : placement) moved.push_back(axis < 0 ? axis : axis + 1);
+  return moved;
+}
+
+std::vector<int64_t> with_batch_dim(int64_t batch, std::vector<int64_t> dims) {
+  if (batch > 0) dims.insert(dims.begin(), batch);
+  return dims;
 }
 
 Pass lift_scan_recurrences_pass() {

@@ -60,6 +60,10 @@ int pick_pair(const std::vector<Factor>& fs,
               const std::function<bool(const Factor&)>& is_first,
               const std::function<bool(const Factor&)>& is_second);
 
+// The one axis a ReduceSum reduces (its axes input or attribute), as
+// written; nullopt for none or several.
+std::optional<int64_t> reduced_axis(const ProductReader& r, const Node& sum);
+
 // Builders for the replacement nodes; each returns the new output value.
 ValueId add_ints_constant(Graph& graph, const std::string& base,
                           const std::vector<int64_t>& values);
@@ -69,14 +73,21 @@ ValueId add_op(Graph& graph, std::vector<Node>& add, const std::string& op,
                std::vector<ValueId> inputs, AttrMap attrs,
                const std::string& name, ValueId output = kNoValue);
 // `x` transposed by `perm` (the time axis moved where the op wants it),
-// then with `ones` leading axes of size 1 (the op's batch and groups).
+// then with axes of size 1 inserted at `unsqueeze` (the op's batch or
+// groups) when not empty.
 ValueId move_time(Graph& graph, std::vector<Node>& add, ValueId x,
-                  std::vector<int64_t> perm, int64_t ones,
+                  std::vector<int64_t> perm,
+                  const std::vector<int64_t>& unsqueeze,
                   const std::string& name);
-// Squeeze of axis 0, then Transpose by `perm` when it is not empty, into
-// `output` (a fresh value when kNoValue).
-void drop_batch(Graph& graph, std::vector<Node>& add, ValueId x,
-                const std::vector<int64_t>& perm, ValueId output,
-                const std::string& name);
+// The reverse, into `output`: axis 0 squeezed when `squeeze`, then the
+// Transpose by `perm` when it is not empty (an Identity when neither).
+void restore_layout(Graph& graph, std::vector<Node>& add, ValueId x,
+                    bool squeeze, const std::vector<int64_t>& perm,
+                    ValueId output, const std::string& name);
+
+// Where a recogniser's axes go when the body has a leading batch axis:
+// each placement moves one axis on and the batch axis comes first.
+std::vector<int> with_batch_axis(bool batched, std::vector<int> placement);
+std::vector<int64_t> with_batch_dim(int64_t batch, std::vector<int64_t> dims);
 
 }  // namespace seqrt

@@ -21,6 +21,20 @@ ValueId ints(GraphBuilder& b, const std::string& name,
   return b.constant(name, Tensor::from_vector<int64_t>({n}, values));
 }
 
+// `dims` after a leading batch axis of `batch` (none when 0).
+Shape batched(int64_t batch, std::vector<int64_t> dims) {
+  if (batch > 0) dims.insert(dims.begin(), batch);
+  return Shape::from_dims(dims);
+}
+
+// A scan input: `dims` per step, after the time axis and the batch axis.
+Shape sequence(int64_t batch, std::vector<int64_t> dims) {
+  std::vector<Dim> all = {Dim::symbol("seq")};
+  if (batch > 0) all.push_back(Dim(batch));
+  for (int64_t dim : dims) all.push_back(Dim(dim));
+  return Shape(all);
+}
+
 std::shared_ptr<Graph> shared(GraphBuilder&& b) {
   return std::make_shared<Graph>(build_or_die(std::move(b)));
 }
@@ -37,6 +51,7 @@ PassNotes notes_of(const Graph& graph) {
 // ---- selective scan ----
 
 struct SelectiveForm {
+  int64_t batch = 0;  // a leading batch axis of this size in the body
   int64_t d = 6, n = 4;
   // Reshape broadcasts, operands commuted, delta·(u·B), MatMul readout and
   // the scan inputs in another order.
@@ -49,9 +64,9 @@ struct SelectiveForm {
 
 // The body as bench/compare/scan_models.py writes it, or `form`'s variant.
 std::shared_ptr<Graph> selective_body(const SelectiveForm& form) {
-  const int64_t d = form.d, n = form.n;
+  const int64_t d = form.d, n = form.n, off = form.batch > 0 ? 1 : 0;
   GraphBuilder b("selective_step");
-  ValueId h_prev = b.input("h_prev", DType::kF32, Shape{d, n});
+  ValueId h_prev = b.input("h_prev", DType::kF32, batched(form.batch, {d, n}));
   ValueId u, delta, bt, ct;
   if (form.rewritten) {
     bt = b.input("B_t", DType::kF32, Shape{n});
@@ -59,10 +74,10 @@ std::shared_ptr<Graph> selective_body(const SelectiveForm& form) {
     delta = b.input("delta_t", DType::kF32, Shape{d});
     u = b.input("u_t", DType::kF32, Shape{d});
   } else {
-    u = b.input("u_t", DType::kF32, Shape{d});
-    delta = b.input("delta_t", DType::kF32, Shape{d});
-    bt = b.input("B_t", DType::kF32, Shape{n});
-    ct = b.input("C_t", DType::kF32, Shape{n});
+    u = b.input("u_t", DType::kF32, batched(form.batch, {d}));
+    delta = b.input("delta_t", DType::kF32, batched(form.batch, {d}));
+    bt = b.input("B_t", DType::kF32, batched(form.batch, {n}));
+    ct = b.input("C_t", DType::kF32, batched(form.batch, {n}));
   }
   ValueId a = b.capture("A", DType::kF32, Shape{d, n});
   ValueId h, y;
@@ -77,8 +92,8 @@ std::shared_ptr<Graph> selective_body(const SelectiveForm& form) {
     h = b.add("Add", {b.add("Mul", {delta_col, u_b}), decayed});
     y = b.add("MatMul", {h, ct});
   } else {
-    ValueId axis0 = ints(b, "axis0", {0});
-    ValueId axis1 = ints(b, "axis1", {1});
+    ValueId axis0 = ints(b, "axis0", {off});
+    ValueId axis1 = ints(b, "axis1", {1 + off});
     ValueId delta_col = b.add("Unsqueeze", {delta, axis1});
     ValueId decay = b.add("Exp", {b.add("Mul", {delta_col, a})});
     ValueId decayed = b.add("Mul", {decay, h_prev});
@@ -89,9 +104,10 @@ std::shared_ptr<Graph> selective_body(const SelectiveForm& form) {
       h = b.add("Add", {h, b.constant("one", Tensor::scalar<float>(1.0f))});
     }
     ValueId c_row = b.add("Unsqueeze", {ct, axis0});
-    y = b.add("ReduceSum",
-              {b.add("Mul", {h, c_row}), ints(b, "sum_axes", {form.sum_axis})},
-              {{"keepdims", Attribute(int64_t{0})}});
+    y = b.add(
+        "ReduceSum",
+        {b.add("Mul", {h, c_row}), ints(b, "sum_axes", {form.sum_axis + off})},
+        {{"keepdims", Attribute(int64_t{0})}});
   }
   b.output(h, "h");
   b.output(y, "y_t");
@@ -101,11 +117,12 @@ std::shared_ptr<Graph> selective_body(const SelectiveForm& form) {
 Graph selective_graph(const SelectiveForm& form) {
   const int64_t d = form.d, n = form.n;
   GraphBuilder b("scan_selective");
-  ValueId h0 = b.input("h0", DType::kF32, Shape{d, n});
-  ValueId u = b.input("u", DType::kF32, Shape{Dim::symbol("seq"), d});
-  ValueId delta = b.input("delta", DType::kF32, Shape{Dim::symbol("seq"), d});
-  ValueId bm = b.input("B", DType::kF32, Shape{Dim::symbol("seq"), n});
-  ValueId cm = b.input("C", DType::kF32, Shape{Dim::symbol("seq"), n});
+  const int64_t bt = form.batch;
+  ValueId h0 = b.input("h0", DType::kF32, batched(bt, {d, n}));
+  ValueId u = b.input("u", DType::kF32, sequence(bt, {d}));
+  ValueId delta = b.input("delta", DType::kF32, sequence(bt, {d}));
+  ValueId bm = b.input("B", DType::kF32, sequence(bt, {n}));
+  ValueId cm = b.input("C", DType::kF32, sequence(bt, {n}));
   std::vector<float> a;
   for (int64_t i = 0; i < d * n; ++i) {
     a.push_back(form.a_sign * static_cast<float>(1 + i % n));
@@ -127,17 +144,22 @@ Graph selective_graph(const SelectiveForm& form) {
 }
 
 std::map<std::string, Tensor> selective_feeds(const SelectiveForm& form) {
-  Tensor delta = random_tensor({kSteps, form.d}, 12);
+  auto steps = [&](int64_t size) {
+    return form.batch > 0 ? std::vector<int64_t>{kSteps, form.batch, size}
+                          : std::vector<int64_t>{kSteps, size};
+  };
+  Tensor delta = random_tensor(steps(form.d), 12);
   float* data = delta.mutable_data_as<float>();
   for (int64_t i = 0; i < delta.num_elements(); ++i) {
     data[i] = 0.01f + 0.1f * std::fabs(data[i]);
   }
   std::map<std::string, Tensor> feeds = {
-      {"h0", random_tensor({form.d, form.n}, 11)},
-      {"u", random_tensor({kSteps, form.d}, 13)},
+      {"h0",
+       random_tensor(batched(form.batch, {form.d, form.n}).fixed_dims(), 11)},
+      {"u", random_tensor(steps(form.d), 13)},
       {"delta", delta},
-      {"B", random_tensor({kSteps, form.n}, 14)},
-      {"C", random_tensor({kSteps, form.n}, 15)}};
+      {"B", random_tensor(steps(form.n), 14)},
+      {"C", random_tensor(steps(form.n), 15)}};
   if (!form.constant_a) feeds["A"] = random_tensor({form.d, form.n}, 16);
   return feeds;
 }
@@ -164,6 +186,12 @@ TEST(LiftScanRecurrences, SelectiveScanReadOnTheAlgebra) {
   form.rewritten = true;
   expect_selective_lift(form);
   form.d = form.n = 5;  // roles told apart by their axes, not their sizes
+  expect_selective_lift(form);
+}
+
+TEST(LiftScanRecurrences, SelectiveScanWithABatchAxis) {
+  SelectiveForm form;
+  form.batch = 2;
   expect_selective_lift(form);
 }
 
@@ -206,6 +234,7 @@ TEST(LiftScanRecurrences, SelectiveScanThatFailsTheCheckStays) {
 // ---- retention ----
 
 struct RetentionForm {
+  int64_t batch = 0;  // a leading batch axis of this size in the body
   int64_t heads = 3, dk = 4, dv = 5;
   // Reshape for γ, operands commuted, the outer product as MatMul, the
   // ReduceSum read-out and the scan inputs in another order.
@@ -217,21 +246,22 @@ struct RetentionForm {
 
 std::shared_ptr<Graph> retention_body(const RetentionForm& form) {
   const int64_t h = form.heads, dk = form.dk, dv = form.dv;
+  const int64_t bt = form.batch, off = bt > 0 ? 1 : 0;
   GraphBuilder b("retention_step");
-  ValueId s_prev = b.input("S_prev", DType::kF32, Shape{h, dk, dv});
+  ValueId s_prev = b.input("S_prev", DType::kF32, batched(bt, {h, dk, dv}));
   ValueId q, k, v;
   if (form.rewritten) {
-    v = b.input("v_t", DType::kF32, Shape{h, dv});
-    q = b.input("q_t", DType::kF32, Shape{h, dk});
-    k = b.input("k_t", DType::kF32, Shape{h, dk});
+    v = b.input("v_t", DType::kF32, batched(bt, {h, dv}));
+    q = b.input("q_t", DType::kF32, batched(bt, {h, dk}));
+    k = b.input("k_t", DType::kF32, batched(bt, {h, dk}));
   } else {
-    q = b.input("q_t", DType::kF32, Shape{h, dk});
-    k = b.input("k_t", DType::kF32, Shape{h, dk});
-    v = b.input("v_t", DType::kF32, Shape{h, dv});
+    q = b.input("q_t", DType::kF32, batched(bt, {h, dk}));
+    k = b.input("k_t", DType::kF32, batched(bt, {h, dk}));
+    v = b.input("v_t", DType::kF32, batched(bt, {h, dv}));
   }
   ValueId gamma = b.capture("gamma", DType::kF32, Shape{h});
-  ValueId axis1 = ints(b, "axis1", {1});
-  ValueId axis2 = ints(b, "axis2", {2});
+  ValueId axis1 = ints(b, "axis1", {1 + off});
+  ValueId axis2 = ints(b, "axis2", {2 + off});
   ValueId k_col = b.add("Unsqueeze", {k, axis2});
   ValueId v_row = b.add("Unsqueeze", {v, axis1});
   ValueId s, o;
@@ -240,9 +270,10 @@ std::shared_ptr<Graph> retention_body(const RetentionForm& form) {
     ValueId decayed = b.add("Mul", {s_prev, gamma_hd});
     s = b.add("Add", {b.add("MatMul", {k_col, v_row}), decayed});
     ValueId q_col = b.add("Unsqueeze", {q, axis2});
-    o = b.add("ReduceSum",
-              {b.add("Mul", {s, q_col}), ints(b, "sum_axes", {form.sum_axis})},
-              {{"keepdims", Attribute(int64_t{0})}});
+    o = b.add(
+        "ReduceSum",
+        {b.add("Mul", {s, q_col}), ints(b, "sum_axes", {form.sum_axis + off})},
+        {{"keepdims", Attribute(int64_t{0})}});
   } else {
     ValueId gamma_hd = b.add("Unsqueeze", {gamma, ints(b, "axes12", {1, 2})});
     s = b.add("Add",
@@ -261,10 +292,11 @@ std::shared_ptr<Graph> retention_body(const RetentionForm& form) {
 Graph retention_graph(const RetentionForm& form) {
   const int64_t h = form.heads, dk = form.dk, dv = form.dv;
   GraphBuilder b("scan_retention");
-  ValueId s0 = b.input("S0", DType::kF32, Shape{h, dk, dv});
-  ValueId q = b.input("q", DType::kF32, Shape{Dim::symbol("seq"), h, dk});
-  ValueId k = b.input("k", DType::kF32, Shape{Dim::symbol("seq"), h, dk});
-  ValueId v = b.input("v", DType::kF32, Shape{Dim::symbol("seq"), h, dv});
+  const int64_t bt = form.batch;
+  ValueId s0 = b.input("S0", DType::kF32, batched(bt, {h, dk, dv}));
+  ValueId q = b.input("q", DType::kF32, sequence(bt, {h, dk}));
+  ValueId k = b.input("k", DType::kF32, sequence(bt, {h, dk}));
+  ValueId v = b.input("v", DType::kF32, sequence(bt, {h, dv}));
   std::vector<float> gamma;
   for (int64_t i = 0; i < h; ++i) {
     gamma.push_back(1.0f - std::pow(2.0f, -1.0f - static_cast<float>(i)));
@@ -286,12 +318,18 @@ Graph retention_graph(const RetentionForm& form) {
 }
 
 std::map<std::string, Tensor> retention_feeds(const RetentionForm& form) {
-  const int64_t h = form.heads;
+  const int64_t h = form.heads, bt = form.batch;
+  auto steps = [&](int64_t size) {
+    std::vector<int64_t> dims = batched(bt, {h, size}).fixed_dims();
+    dims.insert(dims.begin(), kSteps);
+    return dims;
+  };
   std::map<std::string, Tensor> feeds = {
-      {"S0", random_tensor({h, form.dk, form.dv}, 21)},
-      {"q", random_tensor({kSteps, h, form.dk}, 22)},
-      {"k", random_tensor({kSteps, h, form.dk}, 23)},
-      {"v", random_tensor({kSteps, h, form.dv}, 24)}};
+      {"S0",
+       random_tensor(batched(bt, {h, form.dk, form.dv}).fixed_dims(), 21)},
+      {"q", random_tensor(steps(form.dk), 22)},
+      {"k", random_tensor(steps(form.dk), 23)},
+      {"v", random_tensor(steps(form.dv), 24)}};
   if (!form.constant_gamma) feeds["gamma"] = random_tensor({h}, 25, 0.1f);
   return feeds;
 }
@@ -322,6 +360,14 @@ TEST(LiftScanRecurrences, RetentionReadOnTheAlgebra) {
   form.rewritten = true;
   expect_retention_lift(form);
   form.dk = form.dv = 4;  // k and v told apart by their axes
+  expect_retention_lift(form);
+}
+
+TEST(LiftScanRecurrences, RetentionWithABatchAxis) {
+  RetentionForm form;
+  form.batch = 2;
+  expect_retention_lift(form);
+  form.rewritten = true;
   expect_retention_lift(form);
 }
 

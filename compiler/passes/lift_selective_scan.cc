@@ -5,8 +5,10 @@
 //   B_t[None,:] y_t = ReduceSum(h' · C_t[None,:], axis 1)      (or MatMul(h',
 //   C_t))
 // in any operand order and grouping, broadcasts by Unsqueeze or Reshape
-// (recurrence_factors.h). It becomes seqrt::SelectiveScan (delta_softplus
-// 0) over u, delta (1,D,L), Bm, Cm (1,1,N,L) and past_state (1,D,N).
+// (recurrence_factors.h); or all of it with a leading batch axis (u_t
+// (Bt,D), h (Bt,D,N), …; A stays (D,N)). It becomes seqrt::SelectiveScan
+// (delta_softplus 0) over u, delta (Bt,D,L), Bm, Cm (Bt,1,N,L) and
+// past_state (Bt,D,N), Bt = 1 without a batch axis.
 #include <fmt/format.h>
 
 #include <set>
@@ -17,41 +19,52 @@
 namespace seqrt {
 namespace {
 
-// Body input indices of the roles, and A.
+// Body input indices of the roles, A and the sizes (batch 0: no batch
+// axis).
 struct SelectiveRoles {
   int u = -1, delta = -1, b = -1, c = -1;
   Tensor a;
-  int64_t d = 0, n = 0;
+  int64_t batch = 0, d = 0, n = 0;
+
+  std::vector<int> at(std::vector<int> placement) const {
+    return with_batch_axis(batch > 0, std::move(placement));
+  }
+  std::vector<int64_t> state() const { return with_batch_dim(batch, {d, n}); }
 };
 
 // Exp(delta·A)·h_prev: sets delta and A.
 bool match_decay(const ScanSite& site, const ProductReader& r, ValueId value,
                  SelectiveRoles& roles) {
   const ValueId h_prev = site.body.inputs[0];
-  const std::vector<int64_t> state = {roles.d, roles.n};
   std::optional<std::vector<Factor>> fs = r.factors(value);
   if (!fs) return false;
   int h = pick_pair(
       *fs,
       [&](const Factor& f) {
-        return f.source == h_prev && r.placed(f, {0, 1});
+        return f.source == h_prev && r.placed(f, roles.at({0, 1}));
       },
       [&](const Factor& f) {
-        return r.producer(f.source, "Exp") != nullptr && r.placed(f, {0, 1}) &&
-               r.dims(f.source) == state;
+        return r.producer(f.source, "Exp") != nullptr &&
+               r.placed(f, roles.at({0, 1})) &&
+               r.dims(f.source) == roles.state();
       });
   if (h < 0) return false;
   const Node* exp = r.producer((*fs)[1 - h].source, "Exp");
   std::optional<std::vector<Factor>> inner = r.factors(exp->inputs[0]);
   if (!inner) return false;
+  // A (D,N) is shared by the batch: its axes sit after the batch axis.
+  const int off = roles.batch > 0 ? 1 : 0;
   int delta = pick_pair(
       *inner,
       [&](const Factor& f) {
-        return scan_input_index(site, f.source) >= 0 && r.placed(f, {0});
+        return scan_input_index(site, f.source) >= 0 &&
+               r.placed(f, roles.at({0}));
       },
       [&](const Factor& f) {
         const Tensor* a = body_constant(site, f.source);
-        return a != nullptr && a->dims() == state && r.placed(f, {0, 1});
+        return a != nullptr &&
+               a->dims() == std::vector<int64_t>{roles.d, roles.n} &&
+               r.placed(f, {off, off + 1});
       });
   if (delta < 0) return false;
   roles.delta = scan_input_index(site, (*inner)[delta].source);
@@ -68,12 +81,11 @@ bool match_input(const ScanSite& site, const ProductReader& r, ValueId value,
   for (const Factor& f : *fs) {
     int index = scan_input_index(site, f.source);
     if (index < 0) return false;
-    if (index == roles.delta && r.placed(f, {0}) && delta_count++ == 0) {
-      continue;
-    }
-    if (r.placed(f, {0}) && roles.u < 0) {
+    const bool on_d = r.placed(f, roles.at({0}));
+    if (index == roles.delta && on_d && delta_count++ == 0) continue;
+    if (on_d && roles.u < 0) {
       roles.u = index;
-    } else if (r.placed(f, {1}) && roles.b < 0) {
+    } else if (r.placed(f, roles.at({1})) && roles.b < 0) {
       roles.b = index;
     } else {
       return false;
@@ -82,43 +94,35 @@ bool match_input(const ScanSite& site, const ProductReader& r, ValueId value,
   return delta_count == 1 && roles.u >= 0 && roles.b >= 0;
 }
 
-// y_t = Σ_n h'[:, n]·C_t[n]: sets C.
+// y_t = Σ_n h'[…, n]·C_t[n]: sets C.
 bool match_readout(const ScanSite& site, const ProductReader& r,
                    SelectiveRoles& roles) {
   const ValueId h_new = site.body.outputs[0];
   const ValueId y = site.body.outputs[1];
-  if (r.dims(y) != std::vector<int64_t>{roles.d}) return false;
+  if (r.dims(y) != with_batch_dim(roles.batch, {roles.d})) return false;
   const ValueId reduced = r.before_views(y);
   auto is_c = [&](const Factor& f) {
-    return scan_input_index(site, f.source) >= 0 && r.placed(f, {1});
+    return scan_input_index(site, f.source) >= 0 && r.placed(f, roles.at({1}));
   };
   auto is_state = [&](const Factor& f) {
-    return f.source == h_new && r.placed(f, {0, 1});
+    return f.source == h_new && r.placed(f, roles.at({0, 1}));
   };
-  std::optional<std::vector<Factor>> fs;
-  int c = -1;
   if (const Node* sum = r.producer(reduced, "ReduceSum")) {
-    std::optional<std::vector<int64_t>> axes;
-    if (sum->inputs.size() > 1 && sum->inputs[1] != kNoValue) {
-      axes = r.ints(sum->inputs[1]);
-    } else if (const Attribute* attr = sum->attr("axes")) {
-      axes = attr->as_ints();
-    }
-    if (!axes || axes->size() != 1 || ((*axes)[0] != 1 && (*axes)[0] != -1)) {
+    std::optional<int64_t> axis = reduced_axis(r, *sum);
+    const int64_t n_axis = roles.batch > 0 ? 2 : 1;
+    if (!axis || (*axis != n_axis && *axis != -1) ||
+        r.dims(sum->inputs[0]) != roles.state()) {
       return false;
     }
-    if (r.dims(sum->inputs[0]) != std::vector<int64_t>{roles.d, roles.n}) {
-      return false;
-    }
-    fs = r.factors(sum->inputs[0]);
-    if (fs) c = pick_pair(*fs, is_c, is_state);
+    std::optional<std::vector<Factor>> fs = r.factors(sum->inputs[0]);
+    int c = fs ? pick_pair(*fs, is_c, is_state) : -1;
     if (c >= 0) roles.c = scan_input_index(site, (*fs)[c].source);
   } else if (const Node* mm = r.producer(reduced, "MatMul")) {
-    // h'·C_t with C_t (N) or (N,1).
-    fs = r.factors(mm->inputs[1]);
+    // h'·C_t with C_t (N) or (N,1); (Bt,N,1) with a batch axis.
+    std::optional<std::vector<Factor>> fs = r.factors(mm->inputs[1]);
     if (mm->inputs[0] != h_new || !fs || fs->size() != 1 ||
         scan_input_index(site, (*fs)[0].source) < 0 ||
-        !r.placed((*fs)[0], {0})) {
+        !r.placed((*fs)[0], roles.at({0}))) {
       return false;
     }
     roles.c = scan_input_index(site, (*fs)[0].source);
@@ -135,14 +139,16 @@ std::optional<SelectiveRoles> match_body(const ScanSite& site) {
   ProductReader r(body);
   std::optional<std::vector<int64_t>> state = r.dims(body.inputs[0]);
   const Node* add = r.producer(body.outputs[0], "Add");
-  if (!state || state->size() != 2 || r.dims(body.outputs[0]) != state ||
-      add == nullptr || add->inputs.size() != 2) {
+  if (!state || state->size() < 2 || state->size() > 3 ||
+      r.dims(body.outputs[0]) != state || add == nullptr ||
+      add->inputs.size() != 2) {
     return std::nullopt;
   }
   for (int first : {0, 1}) {
     SelectiveRoles roles;
-    roles.d = (*state)[0];
-    roles.n = (*state)[1];
+    roles.batch = state->size() == 3 ? (*state)[0] : 0;
+    roles.d = (*state)[state->size() - 2];
+    roles.n = state->back();
     if (!match_decay(site, r, add->inputs[first], roles) ||
         !match_input(site, r, add->inputs[1 - first], roles) ||
         !match_readout(site, r, roles)) {
@@ -157,17 +163,30 @@ std::optional<SelectiveRoles> match_body(const ScanSite& site) {
 void build(const SelectiveRoles& roles, const std::string& name, Graph& graph,
            const std::vector<ValueId>& inputs,
            const std::vector<ValueId>& outputs, std::vector<Node>& add) {
-  // (L,D) -> (1,D,L); (L,N) -> (1,1,N,L); (D,N) -> (1,D,N).
-  ValueId u = move_time(graph, add, inputs[roles.u], {1, 0}, 1, name + "_u");
-  ValueId delta =
-      move_time(graph, add, inputs[roles.delta], {1, 0}, 1, name + "_delta");
-  ValueId bm = move_time(graph, add, inputs[roles.b], {1, 0}, 2, name + "_B");
-  ValueId cm = move_time(graph, add, inputs[roles.c], {1, 0}, 2, name + "_C");
+  // (L,D) -> (1,D,L), (L,N) -> (1,1,N,L), (D,N) -> (1,D,N); with a batch
+  // axis (L,Bt,D) -> (Bt,D,L), (L,Bt,N) -> (Bt,1,N,L), the state as it is.
+  const bool batched = roles.batch > 0;
+  const std::vector<int64_t> time_last =
+      batched ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0};
+  const std::vector<int64_t> channels =
+      batched ? std::vector<int64_t>{} : std::vector<int64_t>{0};
+  const std::vector<int64_t> groups =
+      batched ? std::vector<int64_t>{1} : std::vector<int64_t>{0, 1};
+  ValueId u =
+      move_time(graph, add, inputs[roles.u], time_last, channels, name + "_u");
+  ValueId delta = move_time(graph, add, inputs[roles.delta], time_last,
+                            channels, name + "_delta");
+  ValueId bm =
+      move_time(graph, add, inputs[roles.b], time_last, groups, name + "_B");
+  ValueId cm =
+      move_time(graph, add, inputs[roles.c], time_last, groups, name + "_C");
   ValueId a = add_tensor_constant(graph, name + "_A", roles.a);
-  ValueId past =
-      add_op(graph, add, "Unsqueeze",
-             {inputs[0], add_ints_constant(graph, name + "_h0_axes", {0})}, {},
-             name + "_h0");
+  ValueId past = inputs[0];
+  if (!batched) {
+    past = add_op(graph, add, "Unsqueeze",
+                  {past, add_ints_constant(graph, name + "_h0_axes", {0})}, {},
+                  name + "_h0");
+  }
   ValueId y = add_fresh_value(graph, name + "_y");
   Node scan{name,
             "SelectiveScan",
@@ -177,13 +196,16 @@ void build(const SelectiveRoles& roles, const std::string& name, Graph& graph,
   scan.attrs = {{"delta_softplus", Attribute(int64_t{0})}};
   ValueId present = kNoValue;
   if (outputs[0] != kNoValue) {
-    present = add_fresh_value(graph, name + "_state");
+    present = batched ? outputs[0] : add_fresh_value(graph, name + "_state");
     scan.outputs.push_back(present);
   }
   add.push_back(std::move(scan));
-  drop_batch(graph, add, y, {1, 0}, outputs[1], name + "_y_steps");
-  if (present != kNoValue) {
-    drop_batch(graph, add, present, {}, outputs[0], name + "_h_last");
+  restore_layout(
+      graph, add, y, !batched,
+      batched ? std::vector<int64_t>{2, 0, 1} : std::vector<int64_t>{1, 0},
+      outputs[1], name + "_y_steps");
+  if (present != kNoValue && !batched) {
+    restore_layout(graph, add, present, true, {}, outputs[0], name + "_h_last");
   }
 }
 
@@ -194,7 +216,10 @@ std::optional<ScanLift> recognise_selective_scan(const ScanSite& site) {
   if (!roles) return std::nullopt;
   ScanLift lift;
   lift.op = "seqrt::SelectiveScan";
-  lift.summary = fmt::format("D {}, N {}", roles->d, roles->n);
+  lift.summary = roles->batch > 0
+                     ? fmt::format("batch {}, D {}, N {}", roles->batch,
+                                   roles->d, roles->n)
+                     : fmt::format("D {}, N {}", roles->d, roles->n);
   lift.fills.assign(site.scan.inputs.size(), InputFill::kNormal);
   lift.fills[roles->delta] = InputFill::kStep;
   const std::string name = site.scan.name.empty() ? "scan" : site.scan.name;
