@@ -20,6 +20,10 @@ namespace {
 
 constexpr int64_t kCheckSteps = 5;
 constexpr double kCheckTolerance = 1e-4;
+// The recurrences take a few dozen nodes; a body larger than this, or one
+// with control flow of its own, is none of them (and the check, which runs
+// every body node, should not run such a body).
+constexpr size_t kMaxBodyNodes = 64;
 
 bool all_zero(const Node& node, const char* attr) {
   const Attribute* a = node.attr(attr);
@@ -49,8 +53,12 @@ const Graph* liftable_body(const Graph& graph, const Node& node,
   }
   const Graph& g = *body->as_graph();
   if (g.inputs.size() != node.inputs.size() ||
-      g.outputs.size() != node.outputs.size()) {
+      g.outputs.size() != node.outputs.size() ||
+      g.nodes.size() > kMaxBodyNodes) {
     return nullptr;
+  }
+  for (const Node& inner : g.nodes) {
+    if (inner.has_subgraphs()) return nullptr;
   }
   for (ValueId id : node.inputs) {
     if (id == kNoValue || graph.value(id).dtype != DType::kF32) return nullptr;

@@ -57,6 +57,7 @@ struct SelectiveForm {
   // the scan inputs in another order.
   bool rewritten = false;
   bool extra_term = false;  // h' = … + 1
+  int squarings = 0;        // u_t squared this many times over
   int64_t sum_axis = 1;
   bool constant_a = true;
   float a_sign = -1.0f;  // A = a_sign · [1..N] per channel
@@ -97,6 +98,7 @@ std::shared_ptr<Graph> selective_body(const SelectiveForm& form) {
     ValueId delta_col = b.add("Unsqueeze", {delta, axis1});
     ValueId decay = b.add("Exp", {b.add("Mul", {delta_col, a})});
     ValueId decayed = b.add("Mul", {decay, h_prev});
+    for (int i = 0; i < form.squarings; ++i) u = b.add("Mul", {u, u});
     ValueId delta_u = b.add("Unsqueeze", {b.add("Mul", {delta, u}), axis1});
     ValueId b_row = b.add("Unsqueeze", {bt, axis0});
     h = b.add("Add", {decayed, b.add("Mul", {delta_u, b_row})});
@@ -211,6 +213,13 @@ TEST(LiftScanRecurrences, SelectiveScanSummingTheWrongAxisStays) {
   SelectiveForm form;
   form.d = form.n = 4;  // so that the output shapes do not tell
   form.sum_axis = 0;
+  expect_unchanged(selective_graph(form), lift_scan_recurrences_pass());
+}
+
+// 2^40 factors if the reader followed them all: it gives up first.
+TEST(LiftScanRecurrences, SelectiveScanWithADeepProductStays) {
+  SelectiveForm form;
+  form.squarings = 40;
   expect_unchanged(selective_graph(form), lift_scan_recurrences_pass());
 }
 

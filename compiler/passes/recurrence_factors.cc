@@ -72,9 +72,10 @@ std::optional<std::vector<int64_t>> ProductReader::ints(ValueId id) const {
   return values;
 }
 
-std::optional<std::vector<Factor>> ProductReader::factors(ValueId value) const {
+std::optional<std::vector<Factor>> ProductReader::factors(ValueId value,
+                                                          int depth) const {
   std::optional<std::vector<int64_t>> out = dims(value);
-  if (!out) return std::nullopt;
+  if (!out || depth > kMaxDepth) return std::nullopt;
   int n = producers_[value];
   if (n >= 0 && graph_.nodes[n].domain.empty()) {
     const Node& node = graph_.nodes[n];
@@ -89,8 +90,10 @@ std::optional<std::vector<Factor>> ProductReader::factors(ValueId value) const {
     if ((node.op == "Mul" && node.inputs.size() == 2) || outer_product) {
       std::vector<Factor> all;
       for (ValueId operand : node.inputs) {
-        std::optional<std::vector<Factor>> part = factors(operand);
-        if (!part) return std::nullopt;
+        std::optional<std::vector<Factor>> part = factors(operand, depth + 1);
+        if (!part || all.size() + part->size() > kMaxFactors) {
+          return std::nullopt;
+        }
         for (Factor& f : *part) {
           if (!align(f, out->size())) return std::nullopt;
           all.push_back(std::move(f));
@@ -98,7 +101,8 @@ std::optional<std::vector<Factor>> ProductReader::factors(ValueId value) const {
       }
       return all;
     }
-    if (std::optional<std::vector<Factor>> viewed = view_factors(node, value)) {
+    if (std::optional<std::vector<Factor>> viewed =
+            view_factors(node, value, depth)) {
       return viewed;
     }
   }
@@ -108,7 +112,7 @@ std::optional<std::vector<Factor>> ProductReader::factors(ValueId value) const {
 }
 
 std::optional<std::vector<Factor>> ProductReader::view_factors(
-    const Node& node, ValueId value) const {
+    const Node& node, ValueId value, int depth) const {
   if (node.inputs.empty() || node.inputs[0] == kNoValue) return std::nullopt;
   std::optional<std::vector<int64_t>> in = dims(node.inputs[0]);
   std::optional<std::vector<int64_t>> out = dims(value);
@@ -124,7 +128,7 @@ std::optional<std::vector<Factor>> ProductReader::view_factors(
   } else if (!is_order_keeping_view(node.op) || !keeps_order(*in, *out)) {
     return std::nullopt;
   }
-  std::optional<std::vector<Factor>> inner = factors(node.inputs[0]);
+  std::optional<std::vector<Factor>> inner = factors(node.inputs[0], depth + 1);
   if (!inner) return std::nullopt;
   std::vector<size_t> from = axes_above_one(*in);
   std::vector<size_t> to = axes_above_one(*out);

@@ -40,8 +40,15 @@ class ProductReader {
   // 1, and the views Unsqueeze, Squeeze, Reshape that keep the order of the
   // dims other than 1, and Transpose. Anything else is a factor of its own.
   // Each factor is aligned to `value`'s rank as broadcasting aligns it.
-  // nullopt when a shape on the way is not fixed.
-  std::optional<std::vector<Factor>> factors(ValueId value) const;
+  // nullopt when a shape on the way is not fixed, or past kMaxFactors
+  // factors or kMaxDepth nodes deep (a body from an untrusted file could
+  // square a value forty times over).
+  std::optional<std::vector<Factor>> factors(ValueId value) const {
+    return factors(value, 0);
+  }
+
+  static constexpr size_t kMaxFactors = 8;
+  static constexpr int kMaxDepth = 32;
 
   // `value` before the order-keeping views (Squeeze, Unsqueeze, Reshape)
   // that produce it.
@@ -53,8 +60,10 @@ class ProductReader {
   bool placed(const Factor& f, const std::vector<int>& placement) const;
 
  private:
+  std::optional<std::vector<Factor>> factors(ValueId value, int depth) const;
   std::optional<std::vector<Factor>> view_factors(const Node& node,
-                                                  ValueId value) const;
+                                                  ValueId value,
+                                                  int depth) const;
   const Graph& graph_;
   std::vector<int> producers_;
 };
