@@ -60,8 +60,17 @@ struct SelectiveForm {
   int squarings = 0;        // u_t squared this many times over
   int64_t sum_axis = 1;
   bool constant_a = true;
+  bool body_a = false;   // A a constant of the body, not captured
   float a_sign = -1.0f;  // A = a_sign · [1..N] per channel
 };
+
+Tensor a_values(const SelectiveForm& form) {
+  std::vector<float> a;
+  for (int64_t i = 0; i < form.d * form.n; ++i) {
+    a.push_back(form.a_sign * static_cast<float>(1 + i % form.n));
+  }
+  return Tensor::from_vector<float>({form.d, form.n}, a);
+}
 
 // The body as bench/compare/scan_models.py writes it, or `form`'s variant.
 std::shared_ptr<Graph> selective_body(const SelectiveForm& form) {
@@ -80,7 +89,8 @@ std::shared_ptr<Graph> selective_body(const SelectiveForm& form) {
     bt = b.input("B_t", DType::kF32, batched(form.batch, {n}));
     ct = b.input("C_t", DType::kF32, batched(form.batch, {n}));
   }
-  ValueId a = b.capture("A", DType::kF32, Shape{d, n});
+  ValueId a = form.body_a ? b.constant("A", a_values(form))
+                          : b.capture("A", DType::kF32, Shape{d, n});
   ValueId h, y;
   if (form.rewritten) {
     ValueId col = ints(b, "col", {d, 1});
@@ -125,13 +135,9 @@ Graph selective_graph(const SelectiveForm& form) {
   ValueId delta = b.input("delta", DType::kF32, sequence(bt, {d}));
   ValueId bm = b.input("B", DType::kF32, sequence(bt, {n}));
   ValueId cm = b.input("C", DType::kF32, sequence(bt, {n}));
-  std::vector<float> a;
-  for (int64_t i = 0; i < d * n; ++i) {
-    a.push_back(form.a_sign * static_cast<float>(1 + i % n));
-  }
-  if (form.constant_a) {
-    b.constant("A", Tensor::from_vector<float>({d, n}, a));
-  } else {
+  // A lives outside unless the body holds it.
+  if (!form.body_a && form.constant_a) b.constant("A", a_values(form));
+  if (!form.body_a && !form.constant_a) {
     b.input("A", DType::kF32, Shape{d, n});
   }
   std::vector<ValueId> inputs = {h0, u, delta, bm, cm};
@@ -188,6 +194,12 @@ TEST(LiftScanRecurrences, SelectiveScanReadOnTheAlgebra) {
   form.rewritten = true;
   expect_selective_lift(form);
   form.d = form.n = 5;  // roles told apart by their axes, not their sizes
+  expect_selective_lift(form);
+}
+
+TEST(LiftScanRecurrences, SelectiveScanWithAOfItsOwn) {
+  SelectiveForm form;
+  form.body_a = true;
   expect_selective_lift(form);
 }
 

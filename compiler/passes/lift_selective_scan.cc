@@ -24,6 +24,7 @@ namespace {
 struct SelectiveRoles {
   int u = -1, delta = -1, b = -1, c = -1;
   Tensor a;
+  std::string a_name;  // of the outer constant the body captures, if so
   int64_t batch = 0, d = 0, n = 0;
 
   std::vector<int> at(std::vector<int> placement) const {
@@ -68,7 +69,9 @@ bool match_decay(const ScanSite& site, const ProductReader& r, ValueId value,
       });
   if (delta < 0) return false;
   roles.delta = scan_input_index(site, (*inner)[delta].source);
-  roles.a = *body_constant(site, (*inner)[1 - delta].source);
+  const ValueId a = (*inner)[1 - delta].source;
+  roles.a = *body_constant(site, a);
+  if (site.body.constant(a) == nullptr) roles.a_name = site.body.value(a).name;
   return true;
 }
 
@@ -180,7 +183,12 @@ void build(const SelectiveRoles& roles, const std::string& name, Graph& graph,
       move_time(graph, add, inputs[roles.b], time_last, groups, name + "_B");
   ValueId cm =
       move_time(graph, add, inputs[roles.c], time_last, groups, name + "_C");
-  ValueId a = add_tensor_constant(graph, name + "_A", roles.a);
+  // The outer A itself when the body captured it, else a copy of the
+  // body's own.
+  ValueId a = roles.a_name.empty() ? kNoValue : graph.find_value(roles.a_name);
+  if (a == kNoValue || graph.constant(a) == nullptr) {
+    a = add_tensor_constant(graph, name + "_A", roles.a);
+  }
   ValueId past = inputs[0];
   if (!batched) {
     past = add_op(graph, add, "Unsqueeze",
