@@ -30,7 +30,9 @@ Result<std::vector<PassStats>> run_passes(Graph& graph,
     const int max_runs = pass.repeat ? kMaxPassRepeats : 1;
     for (int run = 0; run < max_runs; ++run) {
       ++stats.runs;
-      Result<bool> changed = pass.run(graph);
+      Result<bool> changed = pass.run_noting
+                                 ? pass.run_noting(graph, stats.notes)
+                                 : pass.run(graph);
       if (!changed.is_ok()) {
         return changed.status().with_context(
             fmt::format("in pass '{}'", pass.name));
@@ -46,23 +48,15 @@ Result<std::vector<PassStats>> run_passes(Graph& graph,
 }
 
 std::vector<Pass> default_passes() {
-  return {infer_shapes_pass(),
-          fold_constants_pass(),
-          infer_symbolic_shapes_pass(),
-          eliminate_dead_code_pass(),
+  return {infer_shapes_pass(), fold_constants_pass(),
+          infer_symbolic_shapes_pass(), eliminate_dead_code_pass(),
           fuse_attention_pass(),
           // Then attentions whose K was pinned by a read of its shape.
-          rebase_shape_reads_pass(),
-          fuse_attention_pass(),
-          fuse_layer_norm_pass(),
-          fuse_rms_norm_pass(),
-          fuse_gelu_pass(),
-          fuse_retention_pass(),
-          fuse_linear_pass(),
-          fuse_sibling_linears_pass(),
-          fuse_gemm_pass(),
-          fuse_elementwise_pass(),
-          fold_constants_pass(),
+          rebase_shape_reads_pass(), fuse_attention_pass(),
+          lift_scan_recurrences_pass(), fuse_layer_norm_pass(),
+          fuse_rms_norm_pass(), fuse_gelu_pass(), fuse_retention_pass(),
+          fuse_linear_pass(), fuse_sibling_linears_pass(), fuse_gemm_pass(),
+          fuse_elementwise_pass(), fold_constants_pass(),
           eliminate_dead_code_pass()};
 }
 
@@ -90,6 +84,8 @@ std::string format_pass_stats(const std::vector<PassStats>& stats) {
     text += fmt::format("  {:<22} {} run{}  {} -> {} nodes{}\n", s.name, s.runs,
                         s.runs == 1 ? " " : "s", s.nodes_before, s.nodes_after,
                         s.changed ? "" : "  (unchanged)");
+    for (const std::string& note : s.notes)
+      text += fmt::format("      {}\n", note);
   }
   return text;
 }

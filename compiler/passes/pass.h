@@ -18,6 +18,11 @@ namespace seqrt {
 
 // Returns true when it changed the graph.
 using PassFn = std::function<Result<bool>(Graph& graph)>;
+// Lines a pass reports about what it did ("Scan 'scan' -> seqrt::Retention"),
+// shown under its statistics by `seqrt inspect --passes`.
+using PassNotes = std::vector<std::string>;
+using NotingPassFn =
+    std::function<Result<bool>(Graph& graph, PassNotes& notes)>;
 
 struct Pass {
   std::string name;
@@ -25,6 +30,8 @@ struct Pass {
   // Cleanup passes (folding, dead code) are run again until they change
   // nothing, at most kMaxPassRepeats times.
   bool repeat = false;
+  // When set, run_passes calls this instead of `run` and keeps its notes.
+  NotingPassFn run_noting;
 };
 
 inline constexpr int kMaxPassRepeats = 8;
@@ -35,6 +42,7 @@ struct PassStats {
   bool changed = false;
   size_t nodes_before = 0;
   size_t nodes_after = 0;
+  PassNotes notes;  // from run_noting, over all runs
 };
 
 // Runs `passes` in order on `graph`. After each pass that changed it, the
@@ -63,7 +71,8 @@ inline constexpr int kPipelineRevision = 1;
 // optimised again. Verification and typing never depend on it.
 bool is_optimized(const Graph& graph);
 
-// "fold_constants  3 runs  120 -> 97 nodes", one line per pass.
+// "fold_constants  3 runs  120 -> 97 nodes", one line per pass, each
+// followed by the pass's notes, indented.
 std::string format_pass_stats(const std::vector<PassStats>& stats);
 
 }  // namespace seqrt

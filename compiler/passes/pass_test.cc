@@ -82,6 +82,22 @@ TEST(Passes, RepeatPassesRunUntilUnchanged) {
   EXPECT_TRUE((*stats)[0].changed);
 }
 
+TEST(Passes, NotesOfAPassShowUnderItsStatistics) {
+  Pass noting{"noting", [](Graph&) -> Result<bool> { return false; }};
+  noting.run_noting = [](Graph&, PassNotes& notes) -> Result<bool> {
+    notes.push_back("looked at 1 node");
+    return false;
+  };
+  Graph graph = block_graph();
+  Result<std::vector<PassStats>> stats = run_passes(graph, {noting});
+  ASSERT_TRUE(stats.is_ok());
+  EXPECT_EQ((*stats)[0].notes, PassNotes{"looked at 1 node"});
+  EXPECT_NE(
+      format_pass_stats(*stats).find("(unchanged)\n      looked at 1 node\n"),
+      std::string::npos)
+      << format_pass_stats(*stats);
+}
+
 TEST(Passes, AnInvalidGraphAfterAPassNamesThePass) {
   Pass breaking{"drop_first_node", [](Graph& graph) -> Result<bool> {
                   graph.nodes.erase(graph.nodes.begin());

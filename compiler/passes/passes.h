@@ -28,6 +28,11 @@ Pass rebase_shape_reads_pass();
 // MatMul-(scale)-(mask)-Softmax-MatMul -> seqrt::Attention, with the scale
 // on Q/K, GQA repeat_kv and KV-cache Concat variants.
 Pass fuse_attention_pass();
+// Scan loops whose body is a selective (diagonal) SSM scan or a retention
+// state update -> seqrt::SelectiveScan / seqrt::Retention with the layout
+// ops around them, each lift checked on random inputs against the Scan
+// with the reference kernels (kept only within 1e-4 relative).
+Pass lift_scan_recurrences_pass();
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div(/Mul/Add) -> LayerNormalization.
 Pass fuse_layer_norm_pass();
 // Pow/ReduceMean/Add/Sqrt/Div (or Reciprocal/Mul)/Mul -> RMSNormalization.

@@ -1,0 +1,93 @@
+// What lift_scan_recurrences' recognisers share (one file per recurrence:
+// lift_selective_scan.cc, lift_retention.cc; the pass, the checks and the
+// rewrite in lift_scan_recurrences.cc). Internal to compiler/passes.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/passes/recurrence_factors.h"
+#include "graph/graph.h"
+
+namespace seqrt {
+
+// A Scan over axis 0 of every scan input, forward, stacking its scan
+// outputs along axis 0 forward, every input given (the pass checks these
+// before asking the recognisers).
+struct ScanSite {
+  const Graph& outer;  // the graph holding the Scan
+  const Node& scan;
+  const Graph& body;
+  size_t num_states = 0;
+};
+
+// How the check fills a Scan input with random values.
+enum class InputFill {
+  kNormal,  // N(0, 1)
+  kStep,    // uniform in [0.01, 0.5]: a step size Δ, so exp(Δ·A) stays sane
+};
+
+// A recognised recurrence and how to write it with sequence ops.
+struct ScanLift {
+  std::string op;                // "seqrt::SelectiveScan", for the pass's notes
+  std::string summary;           // "D 64, N 8"
+  std::vector<InputFill> fills;  // one per Scan input
+  // Appends to `add` the nodes replacing the Scan, built in `graph`: they
+  // read `inputs` (the Scan's inputs there) and write `outputs` (its
+  // outputs; kNoValue where unused).
+  std::function<void(Graph& graph, const std::vector<ValueId>& inputs,
+                     const std::vector<ValueId>& outputs,
+                     std::vector<Node>& add)>
+      build;
+};
+
+std::optional<ScanLift> recognise_selective_scan(const ScanSite& site);
+std::optional<ScanLift> recognise_retention(const ScanSite& site);
+
+// The value of a body constant, or of a capture the outer graph holds as a
+// constant; nullptr for anything computed.
+const Tensor* body_constant(const ScanSite& site, ValueId id);
+
+// Index of `id` among the body's scan inputs (its body input index, after
+// the states), or -1.
+int scan_input_index(const ScanSite& site, ValueId id);
+
+// The index i of the factor for which `is_first(fs[i])` holds while the
+// other (of two) passes `is_second`, or -1.
+int pick_pair(const std::vector<Factor>& fs,
+              const std::function<bool(const Factor&)>& is_first,
+              const std::function<bool(const Factor&)>& is_second);
+
+// The one axis a ReduceSum reduces (its axes input or attribute), as
+// written; nullopt for none or several.
+std::optional<int64_t> reduced_axis(const ProductReader& r, const Node& sum);
+
+// Builders for the replacement nodes; each returns the new output value.
+ValueId add_ints_constant(Graph& graph, const std::string& base,
+                          const std::vector<int64_t>& values);
+ValueId add_tensor_constant(Graph& graph, const std::string& base,
+                            const Tensor& tensor);
+ValueId add_op(Graph& graph, std::vector<Node>& add, const std::string& op,
+               std::vector<ValueId> inputs, AttrMap attrs,
+               const std::string& name, ValueId output = kNoValue);
+// `x` transposed by `perm` (the time axis moved where the op wants it),
+// then with axes of size 1 inserted at `unsqueeze` (the op's batch or
+// groups) when not empty.
+ValueId move_time(Graph& graph, std::vector<Node>& add, ValueId x,
+                  std::vector<int64_t> perm,
+                  const std::vector<int64_t>& unsqueeze,
+                  const std::string& name);
+// The reverse, into `output`: axis 0 squeezed when `squeeze`, then the
+// Transpose by `perm` when it is not empty (an Identity when neither).
+void restore_layout(Graph& graph, std::vector<Node>& add, ValueId x,
+                    bool squeeze, const std::vector<int64_t>& perm,
+                    ValueId output, const std::string& name);
+
+// Where a recogniser's axes go when the body has a leading batch axis:
+// each placement moves one axis on and the batch axis comes first.
+std::vector<int> with_batch_axis(bool batched, std::vector<int> placement);
+std::vector<int64_t> with_batch_dim(int64_t batch, std::vector<int64_t> dims);
+
+}  // namespace seqrt
