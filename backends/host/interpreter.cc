@@ -233,6 +233,55 @@ Status kernel_error(const Node& node, const Status& status) {
   return status;
 }
 
+// A subgraph with its schedule, schemas and kernels fixed, run on the
+// scope of the node that prepared it (Loop and Scan bodies).
+class InterpretedBody : public PreparedSubgraph {
+ public:
+  static Result<std::unique_ptr<PreparedSubgraph>> prepare(
+      const Graph& body, const KernelChooser& choose,
+      const std::map<std::string, Tensor>& scope) {
+    std::unique_ptr<InterpretedBody> prepared(
+        new InterpretedBody(body, choose, scope));
+    SEQRT_ASSIGN_OR_RETURN(prepared->schedule_, schedule_graph(body));
+    const OpRegistry& registry = OpRegistry::global();
+    prepared->schemas_.resize(body.nodes.size(), nullptr);
+    prepared->kernels_.resize(body.nodes.size());
+    for (size_t i = 0; i < body.nodes.size(); ++i) {
+      const Node& node = body.nodes[i];
+      const OpSchema* schema = registry.find(node.domain, node.op);
+      if (schema == nullptr) {
+        return unsupported("{}: no such op in the registry", node.label());
+      }
+      prepared->schemas_[i] = schema;
+      SEQRT_ASSIGN_OR_RETURN(prepared->kernels_[i], choose(node, *schema));
+    }
+    return std::unique_ptr<PreparedSubgraph>(std::move(prepared));
+  }
+
+  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs,
+                                  const ValuePlacer* place) const override {
+    InterpretOptions options;
+    options.schedule = &schedule_;
+    options.kernels = &kernels_;
+    options.schemas = &schemas_;
+    options.prepare_subgraphs = true;
+    if (place != nullptr) options.place_output = *place;
+    return interpret_graph(body_, std::move(inputs), choose_, &scope_, options);
+  }
+
+ private:
+  InterpretedBody(const Graph& body, const KernelChooser& choose,
+                  const std::map<std::string, Tensor>& scope)
+      : body_(body), choose_(choose), scope_(scope) {}
+
+  const Graph& body_;
+  const KernelChooser& choose_;
+  const std::map<std::string, Tensor>& scope_;
+  Schedule schedule_;
+  std::vector<const OpSchema*> schemas_;  // by node index
+  std::vector<KernelFn> kernels_;         // by node index
+};
+
 }  // namespace
 
 Result<Schedule> schedule_graph(const Graph& graph) {
@@ -301,7 +350,9 @@ Result<std::vector<Tensor>> interpret_graph(
       release_dead_inputs(node, static_cast<int>(pos));
       continue;
     }
-    const OpSchema* schema = registry.find(node.domain, node.op);
+    const OpSchema* schema = options.schemas != nullptr
+                                 ? (*options.schemas)[order[pos]]
+                                 : registry.find(node.domain, node.op);
     if (schema == nullptr) {
       return unsupported("{}: no such op in the registry", node.label());
     }
@@ -312,15 +363,21 @@ Result<std::vector<Tensor>> interpret_graph(
     // The scope a subgraph sees is fixed while this node runs, so a Loop
     // or Scan body called once per iteration builds it only once.
     std::optional<std::map<std::string, Tensor>> scope;
-    SubgraphRunner runner = [&](const Graph& body,
-                                const std::vector<Tensor>& body_inputs) {
+    auto node_scope = [&]() -> const std::map<std::string, Tensor>& {
       if (!scope) {
         scope = outer ? *outer : std::map<std::string, Tensor>();
         for (size_t id = 0; id < env.size(); ++id) {
           if (!env[id].empty()) (*scope)[graph.values[id].name] = env[id];
         }
       }
-      return interpret_graph(body, body_inputs, choose, &*scope);
+      return *scope;
+    };
+    SubgraphRunner runner = [&](const Graph& body,
+                                const std::vector<Tensor>& body_inputs) {
+      InterpretOptions body_options;
+      body_options.prepare_subgraphs = options.prepare_subgraphs;
+      return interpret_graph(body, body_inputs, choose, &node_scope(),
+                             body_options);
     };
     KernelFn chosen;
     if (options.kernels == nullptr) {
@@ -329,6 +386,11 @@ Result<std::vector<Tensor>> interpret_graph(
     const KernelFn& kernel =
         options.kernels != nullptr ? (*options.kernels)[order[pos]] : chosen;
     KernelContext ctx(node, *schema, std::move(args), runner);
+    if (options.prepare_subgraphs) {
+      ctx.set_subgraph_preparer([&](const Graph& body) {
+        return InterpretedBody::prepare(body, choose, node_scope());
+      });
+    }
     ctx.set_donations(donations(graph, node, last, static_cast<int>(pos), env));
     if (control != nullptr) {
       ctx.set_allocation_check(limits.before_allocation(graph, node));
