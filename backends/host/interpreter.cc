@@ -372,13 +372,18 @@ Result<std::vector<Tensor>> interpret_graph(
       }
       return *scope;
     };
-    SubgraphRunner runner = [&](const Graph& body,
-                                const std::vector<Tensor>& body_inputs) {
-      InterpretOptions body_options;
-      body_options.prepare_subgraphs = options.prepare_subgraphs;
-      return interpret_graph(body, body_inputs, choose, &node_scope(),
-                             body_options);
-    };
+    // Only nodes holding subgraphs get a runner: building one per node
+    // would cost an allocation per node of every loop iteration.
+    const bool holds_subgraphs = node.has_subgraphs();
+    SubgraphRunner runner;
+    if (holds_subgraphs) {
+      runner = [&](const Graph& body, const std::vector<Tensor>& body_inputs) {
+        InterpretOptions body_options;
+        body_options.prepare_subgraphs = options.prepare_subgraphs;
+        return interpret_graph(body, body_inputs, choose, &node_scope(),
+                               body_options);
+      };
+    }
     KernelFn chosen;
     if (options.kernels == nullptr) {
       SEQRT_ASSIGN_OR_RETURN(chosen, choose(node, *schema));
@@ -386,7 +391,7 @@ Result<std::vector<Tensor>> interpret_graph(
     const KernelFn& kernel =
         options.kernels != nullptr ? (*options.kernels)[order[pos]] : chosen;
     KernelContext ctx(node, *schema, std::move(args), runner);
-    if (options.prepare_subgraphs) {
+    if (holds_subgraphs && options.prepare_subgraphs) {
       ctx.set_subgraph_preparer([&](const Graph& body) {
         return InterpretedBody::prepare(body, choose, node_scope());
       });

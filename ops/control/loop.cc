@@ -207,9 +207,12 @@ Status run_loop(KernelContext& ctx) {
                            runner.run(std::move(body_inputs)));
     SEQRT_ASSIGN_OR_RETURN(cond, body_cond(ctx, outputs[0]));
     for (size_t i = 0; i < n; ++i) {
-      SEQRT_RETURN_IF_ERROR(check_same_type(
-          ctx, fmt::format("body output {} (loop-carried value {})", 1 + i, i),
-          carried_dtypes[i], outputs[1 + i].dtype()));
+      if (outputs[1 + i].dtype() != carried_dtypes[i]) {  // message only then
+        return check_same_type(
+            ctx,
+            fmt::format("body output {} (loop-carried value {})", 1 + i, i),
+            carried_dtypes[i], outputs[1 + i].dtype());
+      }
       carried[i] = std::move(outputs[1 + i]);
     }
     for (size_t k = 0; k < stacks.size(); ++k) {

@@ -63,13 +63,12 @@ void LoopBody::offer_output(size_t index, Tensor slot) {
 
 Result<std::vector<Tensor>> LoopBody::run(std::vector<Tensor> inputs) {
   if (prepared_ == nullptr) return run_body(ctx_, attr_, body_, inputs);
-  // The inputs are read by place() to keep their buffers out of reach; a
-  // copy of the handles, as the body run takes its own.
-  std::vector<Tensor> held = inputs;
-  inputs_ = &held;
+  // Where the inputs start, for place() to keep their buffers out of
+  // reach (the body run takes the handles themselves).
+  input_data_.clear();
+  for (const Tensor& input : inputs) input_data_.push_back(input.data());
   Result<std::vector<Tensor>> outputs =
       prepared_->run(std::move(inputs), &placer_);
-  inputs_ = nullptr;
   for (Tensor& slot : offered_) slot = Tensor();
   return finish_body_run(ctx_, attr_, body_, std::move(outputs));
 }
@@ -84,8 +83,12 @@ Tensor LoopBody::keep(const Tensor& tensor) const {
 }
 
 bool LoopBody::read_by_this_run(const Tensor& buffer) const {
-  for (const Tensor& input : *inputs_) {
-    if (lies_in(input, buffer)) return true;
+  const char* begin = static_cast<const char*>(buffer.data());
+  for (const void* input : input_data_) {
+    const char* at = static_cast<const char*>(input);
+    if (at != nullptr && at >= begin && at < begin + buffer.byte_size()) {
+      return true;
+    }
   }
   return false;
 }

@@ -57,10 +57,10 @@ class LoopBody {
   const Graph& body_;
   std::unique_ptr<PreparedSubgraph> prepared_;
   ValuePlacer placer_;
-  std::vector<int> output_index_;  // by value id: body output, or -1
-  std::vector<Tensor> offered_;    // by body output, for the next run
-  std::vector<Buffers> buffers_;   // by value id, made on first use
-  const std::vector<Tensor>* inputs_ = nullptr;  // while a run is on
+  std::vector<int> output_index_;        // by value id: body output, or -1
+  std::vector<Tensor> offered_;          // by body output, for the next run
+  std::vector<Buffers> buffers_;         // by value id, made on first use
+  std::vector<const void*> input_data_;  // of the run going on
 };
 
 }  // namespace seqrt

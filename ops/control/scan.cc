@@ -327,28 +327,30 @@ Status run_scan(KernelContext& ctx) {
   // Prepared once for all iterations where the executor can.
   LoopBody loop_body(ctx, "body", *body);
   SEQRT_RETURN_IF_ERROR(loop_body.prepare());
-  std::vector<Tensor> body_inputs;
   for (int64_t t = 0; t < length; ++t) {
     SEQRT_RETURN_IF_ERROR(check_iteration(ctx, t));
     // The states move in: the body's outputs of one iteration are the
     // next one's inputs, never copied.
-    body_inputs = std::move(states);
-    body_inputs.resize(n + layout.num_scan_inputs);
+    std::vector<Tensor> body_inputs;
+    body_inputs.reserve(n + layout.num_scan_inputs);
+    for (Tensor& state : states) body_inputs.push_back(std::move(state));
     for (size_t j = 0; j < layout.num_scan_inputs; ++j) {
       int64_t index = layout.input_directions[j] == 1 ? length - 1 - t : t;
-      SEQRT_ASSIGN_OR_RETURN(body_inputs[n + j],
+      SEQRT_ASSIGN_OR_RETURN(Tensor slice,
                              slice_or_view(*ctx.input(n + j), axes[j], index));
+      body_inputs.push_back(std::move(slice));
     }
     for (size_t k = 0; k < stacks.size(); ++k) {
       loop_body.offer_output(n + k, stacks[k].slot(t));
     }
     SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
                            loop_body.run(std::move(body_inputs)));
-    states.assign(n, Tensor());
     for (size_t i = 0; i < n; ++i) {
-      SEQRT_RETURN_IF_ERROR(check_same_type(
-          ctx, fmt::format("body output {} (new state {})", i, i), dtypes[i],
-          outputs[i].dtype()));
+      if (outputs[i].dtype() != dtypes[i]) {  // the message only then
+        return check_same_type(
+            ctx, fmt::format("body output {} (new state {})", i, i), dtypes[i],
+            outputs[i].dtype());
+      }
       states[i] = std::move(outputs[i]);
     }
     for (size_t k = 0; k < stacks.size(); ++k) {
