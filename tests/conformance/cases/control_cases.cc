@@ -2,7 +2,8 @@
 // a constant cond, branches of different shapes), Scan (cumulative sum,
 // reverse direction, axis 1, several scan inputs, states with scan inputs
 // and outputs in both directions), Loop (trip count, early
-// stop by the body's cond, while-style, zero iterations), and error cases.
+// stop by the body's cond, while-style, zero iterations, a scan output that
+// is the carried value), and error cases.
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -225,7 +226,31 @@ OpCase loop_case(const std::string& name, Tensor trip_count, Tensor cond,
   return c;
 }
 
+// (i, cond, v) -> (cond, v + step, Identity(v)): the scan output is the
+// carried value as it came in, which the CPU loop executor holds in a
+// buffer a later iteration reuses, so each step must be kept apart.
+std::shared_ptr<Graph> carried_scan_body() {
+  GraphBuilder b("carried_scan_body");
+  b.input("i", DType::kI64, Shape{});
+  ValueId cond = b.input("cond_in", DType::kBool, Shape{});
+  ValueId v = b.input("v", DType::kF32, Shape{16});
+  ValueId step = b.capture("step", DType::kF32, Shape{16});
+  b.output(b.add("Identity", {cond}), "cond_out");
+  b.output(b.add("Add", {v, step}), "v_next");
+  b.output(b.add("Identity", {v}), "v_seen");
+  return finish(std::move(b));
+}
+
 void add_loop_cases(std::vector<OpCase>& cases) {
+  OpCase carried_steps =
+      make_case("Loop", "scan_output_is_carried_input",
+                {Tensor::scalar<int64_t>(5), Tensor::scalar<bool>(true),
+                 random_tensor(DType::kF32, {16}, 109)},
+                {{"body", carried_scan_body()}}, 2);
+  carried_steps.constant_inputs = {true, true, false};
+  carried_steps.outer_values = {
+      {"step", random_tensor(DType::kF32, {16}, 110)}};
+  cases.push_back(carried_steps);
   Tensor yes = Tensor::scalar<bool>(true);
   cases.push_back(
       loop_case("trip_count", Tensor::scalar<int64_t>(4), Tensor(), 100));
