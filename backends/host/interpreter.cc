@@ -167,7 +167,7 @@ bool shares_an_input(const std::vector<const void*>& inputs,
 class OutputLimits {
  public:
   OutputLimits(const Graph& graph, const RunControl* control, bool is_subgraph)
-      : control_(control) {
+      : graph_(&graph), control_(control) {
     if (control_ == nullptr) return;
     runtime_sized_ = runtime_sized_values(graph, is_subgraph);
     if (control_->limits().memory_budget_bytes > 0) {
@@ -176,15 +176,16 @@ class OutputLimits {
   }
 
   // For KernelContext::allocate_output, before output `i` is allocated.
-  AllocationCheck before_allocation(const Graph& graph, const Node& node) {
+  AllocationCheck before_allocation(const Node& node) {
     if (control_ == nullptr) return nullptr;
-    return [this, &graph, &node](size_t i, DType dtype,
-                                 const std::vector<int64_t>& dims) {
-      const ValueId id = node.outputs[i];
-      return control_->check_allocation(
-          dtype, dims, id == kNoValue || runtime_sized_[id],
-          [&] { return output_name(graph, node, i); });
-    };
+    // Two pointers, so the function holds it without an allocation.
+    return
+        [this, &node](size_t i, DType dtype, const std::vector<int64_t>& dims) {
+          const ValueId id = node.outputs[i];
+          return control_->check_allocation(
+              dtype, dims, id == kNoValue || runtime_sized_[id],
+              [&] { return output_name(*graph_, node, i); });
+        };
   }
 
   // After the kernel: output `i` as computed (a kernel may allocate its
@@ -218,6 +219,7 @@ class OutputLimits {
         id == kNoValue ? std::to_string(i) : graph.value(id).name);
   }
 
+  const Graph* graph_;
   const RunControl* control_;
   std::vector<bool> runtime_sized_;  // by value, when controlled
   std::vector<HeldBytes> held_;      // by value, when there is a budget
@@ -398,7 +400,7 @@ Result<std::vector<Tensor>> interpret_graph(
     }
     ctx.set_donations(donations(graph, node, last, static_cast<int>(pos), env));
     if (control != nullptr) {
-      ctx.set_allocation_check(limits.before_allocation(graph, node));
+      ctx.set_allocation_check(limits.before_allocation(node));
     }
     if (options.place_output) {
       ctx.set_output_placer(
@@ -411,6 +413,7 @@ Result<std::vector<Tensor>> interpret_graph(
     // Where the inputs start, before the kernel may take any over.
     std::vector<const void*> input_data;
     if (control != nullptr) {
+      input_data.reserve(ctx.num_inputs());
       for (size_t k = 0; k < ctx.num_inputs(); ++k) {
         input_data.push_back(ctx.has_input(k) ? ctx.input(k)->data() : nullptr);
       }
