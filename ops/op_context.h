@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -133,6 +134,26 @@ class InferContext : public OpContext {
 using SubgraphRunner = std::function<Result<std::vector<Tensor>>(
     const Graph& body, const std::vector<Tensor>& inputs)>;
 
+// Storage the caller of a prepared subgraph offers for one of the body's
+// values (by id) of the given dtype and dims; an empty tensor: the heap.
+using ValuePlacer = std::function<Tensor(ValueId value, DType dtype,
+                                         const std::vector<int64_t>& dims)>;
+
+// A subgraph made ready once for many runs (a Loop or Scan body run every
+// iteration): its schedule, op schemas and kernels are fixed, so a run only
+// executes the kernels. Valid while the kernel that prepared it runs.
+class PreparedSubgraph {
+ public:
+  virtual ~PreparedSubgraph() = default;
+  // Runs the body on `inputs` (in body-input order); node outputs go where
+  // `place` puts them when it is set and gives storage.
+  virtual Result<std::vector<Tensor>> run(std::vector<Tensor> inputs,
+                                          const ValuePlacer* place) const = 0;
+};
+// Prepares `body` for repeated runs; the executor provides it where it can.
+using SubgraphPreparer =
+    std::function<Result<std::unique_ptr<PreparedSubgraph>>(const Graph& body)>;
+
 // Where the executor wants output i of a node to live for the given dtype
 // and dims: a zero-filled block of the run's planned arena, or, for an
 // elementwise op planned in place, the block of the dying input it
@@ -185,6 +206,12 @@ class KernelContext : public OpContext {
   std::vector<Tensor>& outputs() { return outputs_; }
 
   const SubgraphRunner& run_subgraph() const { return run_subgraph_; }
+  // Set by executors that compile loop bodies once (the CPU backend); null
+  // otherwise, and control-flow kernels then run the body per iteration.
+  void set_subgraph_preparer(SubgraphPreparer preparer) {
+    preparer_ = std::move(preparer);
+  }
+  const SubgraphPreparer& prepare_subgraph() const { return preparer_; }
 
  private:
   std::vector<const Tensor*> inputs_;
@@ -193,6 +220,7 @@ class KernelContext : public OpContext {
   AllocationCheck check_;
   std::vector<Tensor> outputs_;
   SubgraphRunner run_subgraph_;
+  SubgraphPreparer preparer_;
 };
 
 }  // namespace seqrt

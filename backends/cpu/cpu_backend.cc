@@ -58,6 +58,9 @@ class CpuExecutable : public Executable {
     options.schedule = &schedule_;
     options.kernels = &kernels_;
     options.profiler = profiler_.get();
+    // Loop and Scan bodies are prepared once per node run, not per
+    // iteration (ops/control/loop_body.h).
+    options.prepare_subgraphs = true;
     if (!use_memory_plan_) {
       return interpret_graph(graph_, std::move(inputs), choose_kernel, nullptr,
                              options);

@@ -167,7 +167,7 @@ bool shares_an_input(const std::vector<const void*>& inputs,
 class OutputLimits {
  public:
   OutputLimits(const Graph& graph, const RunControl* control, bool is_subgraph)
-      : control_(control) {
+      : graph_(&graph), control_(control) {
     if (control_ == nullptr) return;
     runtime_sized_ = runtime_sized_values(graph, is_subgraph);
     if (control_->limits().memory_budget_bytes > 0) {
@@ -176,15 +176,16 @@ class OutputLimits {
   }
 
   // For KernelContext::allocate_output, before output `i` is allocated.
-  AllocationCheck before_allocation(const Graph& graph, const Node& node) {
+  AllocationCheck before_allocation(const Node& node) {
     if (control_ == nullptr) return nullptr;
-    return [this, &graph, &node](size_t i, DType dtype,
-                                 const std::vector<int64_t>& dims) {
-      const ValueId id = node.outputs[i];
-      return control_->check_allocation(
-          dtype, dims, id == kNoValue || runtime_sized_[id],
-          [&] { return output_name(graph, node, i); });
-    };
+    // Two pointers, so the function holds it without an allocation.
+    return
+        [this, &node](size_t i, DType dtype, const std::vector<int64_t>& dims) {
+          const ValueId id = node.outputs[i];
+          return control_->check_allocation(
+              dtype, dims, id == kNoValue || runtime_sized_[id],
+              [&] { return output_name(*graph_, node, i); });
+        };
   }
 
   // After the kernel: output `i` as computed (a kernel may allocate its
@@ -218,6 +219,7 @@ class OutputLimits {
         id == kNoValue ? std::to_string(i) : graph.value(id).name);
   }
 
+  const Graph* graph_;
   const RunControl* control_;
   std::vector<bool> runtime_sized_;  // by value, when controlled
   std::vector<HeldBytes> held_;      // by value, when there is a budget
@@ -232,6 +234,55 @@ Status kernel_error(const Node& node, const Status& status) {
   }
   return status;
 }
+
+// A subgraph with its schedule, schemas and kernels fixed, run on the
+// scope of the node that prepared it (Loop and Scan bodies).
+class InterpretedBody : public PreparedSubgraph {
+ public:
+  static Result<std::unique_ptr<PreparedSubgraph>> prepare(
+      const Graph& body, const KernelChooser& choose,
+      const std::map<std::string, Tensor>& scope) {
+    std::unique_ptr<InterpretedBody> prepared(
+        new InterpretedBody(body, choose, scope));
+    SEQRT_ASSIGN_OR_RETURN(prepared->schedule_, schedule_graph(body));
+    const OpRegistry& registry = OpRegistry::global();
+    prepared->schemas_.resize(body.nodes.size(), nullptr);
+    prepared->kernels_.resize(body.nodes.size());
+    for (size_t i = 0; i < body.nodes.size(); ++i) {
+      const Node& node = body.nodes[i];
+      const OpSchema* schema = registry.find(node.domain, node.op);
+      if (schema == nullptr) {
+        return unsupported("{}: no such op in the registry", node.label());
+      }
+      prepared->schemas_[i] = schema;
+      SEQRT_ASSIGN_OR_RETURN(prepared->kernels_[i], choose(node, *schema));
+    }
+    return std::unique_ptr<PreparedSubgraph>(std::move(prepared));
+  }
+
+  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs,
+                                  const ValuePlacer* place) const override {
+    InterpretOptions options;
+    options.schedule = &schedule_;
+    options.kernels = &kernels_;
+    options.schemas = &schemas_;
+    options.prepare_subgraphs = true;
+    if (place != nullptr) options.place_output = *place;
+    return interpret_graph(body_, std::move(inputs), choose_, &scope_, options);
+  }
+
+ private:
+  InterpretedBody(const Graph& body, const KernelChooser& choose,
+                  const std::map<std::string, Tensor>& scope)
+      : body_(body), choose_(choose), scope_(scope) {}
+
+  const Graph& body_;
+  const KernelChooser& choose_;
+  const std::map<std::string, Tensor>& scope_;
+  Schedule schedule_;
+  std::vector<const OpSchema*> schemas_;  // by node index
+  std::vector<KernelFn> kernels_;         // by node index
+};
 
 }  // namespace
 
@@ -301,7 +352,9 @@ Result<std::vector<Tensor>> interpret_graph(
       release_dead_inputs(node, static_cast<int>(pos));
       continue;
     }
-    const OpSchema* schema = registry.find(node.domain, node.op);
+    const OpSchema* schema = options.schemas != nullptr
+                                 ? (*options.schemas)[order[pos]]
+                                 : registry.find(node.domain, node.op);
     if (schema == nullptr) {
       return unsupported("{}: no such op in the registry", node.label());
     }
@@ -312,16 +365,27 @@ Result<std::vector<Tensor>> interpret_graph(
     // The scope a subgraph sees is fixed while this node runs, so a Loop
     // or Scan body called once per iteration builds it only once.
     std::optional<std::map<std::string, Tensor>> scope;
-    SubgraphRunner runner = [&](const Graph& body,
-                                const std::vector<Tensor>& body_inputs) {
+    auto node_scope = [&]() -> const std::map<std::string, Tensor>& {
       if (!scope) {
         scope = outer ? *outer : std::map<std::string, Tensor>();
         for (size_t id = 0; id < env.size(); ++id) {
           if (!env[id].empty()) (*scope)[graph.values[id].name] = env[id];
         }
       }
-      return interpret_graph(body, body_inputs, choose, &*scope);
+      return *scope;
     };
+    // Only nodes holding subgraphs get a runner: building one per node
+    // would cost an allocation per node of every loop iteration.
+    const bool holds_subgraphs = node.has_subgraphs();
+    SubgraphRunner runner;
+    if (holds_subgraphs) {
+      runner = [&](const Graph& body, const std::vector<Tensor>& body_inputs) {
+        InterpretOptions body_options;
+        body_options.prepare_subgraphs = options.prepare_subgraphs;
+        return interpret_graph(body, body_inputs, choose, &node_scope(),
+                               body_options);
+      };
+    }
     KernelFn chosen;
     if (options.kernels == nullptr) {
       SEQRT_ASSIGN_OR_RETURN(chosen, choose(node, *schema));
@@ -329,9 +393,14 @@ Result<std::vector<Tensor>> interpret_graph(
     const KernelFn& kernel =
         options.kernels != nullptr ? (*options.kernels)[order[pos]] : chosen;
     KernelContext ctx(node, *schema, std::move(args), runner);
+    if (holds_subgraphs && options.prepare_subgraphs) {
+      ctx.set_subgraph_preparer([&](const Graph& body) {
+        return InterpretedBody::prepare(body, choose, node_scope());
+      });
+    }
     ctx.set_donations(donations(graph, node, last, static_cast<int>(pos), env));
     if (control != nullptr) {
-      ctx.set_allocation_check(limits.before_allocation(graph, node));
+      ctx.set_allocation_check(limits.before_allocation(node));
     }
     if (options.place_output) {
       ctx.set_output_placer(
@@ -344,6 +413,7 @@ Result<std::vector<Tensor>> interpret_graph(
     // Where the inputs start, before the kernel may take any over.
     std::vector<const void*> input_data;
     if (control != nullptr) {
+      input_data.reserve(ctx.num_inputs());
       for (size_t k = 0; k < ctx.num_inputs(); ++k) {
         input_data.push_back(ctx.has_input(k) ? ctx.input(k)->data() : nullptr);
       }

@@ -42,6 +42,12 @@ struct InterpretOptions {
   const Schedule* schedule = nullptr;  // else computed on each run
   // The kernel of each node, by node index; else `choose` on each run.
   const std::vector<KernelFn>* kernels = nullptr;
+  // The schema of each node, by node index; else looked up on each run.
+  const std::vector<const OpSchema*>* schemas = nullptr;
+  // Lets control-flow kernels prepare their bodies once
+  // (KernelContext::prepare_subgraph) instead of interpreting them from
+  // scratch every iteration; the bodies' own subgraphs inherit it.
+  bool prepare_subgraphs = false;
   // Storage of node outputs: given the output's value, dtype and dims,
   // a block of the run's arena, or an empty tensor for the heap.
   std::function<Tensor(ValueId value, DType dtype,

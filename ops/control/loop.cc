@@ -7,6 +7,7 @@
 // The body's cond output ends the loop even when the node's cond input is
 // omitted, as in ONNX Runtime: that is how a loop with neither M nor cond
 // can end at all.
+#include "ops/control/loop_body.h"
 #include "ops/control/subgraph.h"
 #include "ops/registry.h"
 
@@ -181,6 +182,10 @@ Status run_loop(KernelContext& ctx) {
   // limit is.
   int64_t trips = 0;
   bool cond = bounds.cond;
+  // Prepared once for all iterations where the executor can.
+  LoopBody runner(ctx, "body", *body);
+  SEQRT_RETURN_IF_ERROR(runner.prepare());
+  std::vector<Tensor> body_inputs;
   while (cond && (bounds.max_trips < 0 || trips < bounds.max_trips)) {
     if (trips == max_iterations) {
       return limit_error(
@@ -192,20 +197,28 @@ Status run_loop(KernelContext& ctx) {
           trips + 1, max_iterations);
     }
     SEQRT_RETURN_IF_ERROR(check_iteration(ctx, trips));
-    std::vector<Tensor> body_inputs = {Tensor::scalar<int64_t>(trips),
-                                       Tensor::scalar<bool>(cond)};
-    body_inputs.insert(body_inputs.end(), carried.begin(), carried.end());
+    // The carried values move in: one iteration's outputs are the next
+    // one's inputs, never copied.
+    body_inputs.clear();
+    body_inputs.push_back(Tensor::scalar<int64_t>(trips));
+    body_inputs.push_back(Tensor::scalar<bool>(cond));
+    for (Tensor& value : carried) body_inputs.push_back(std::move(value));
     SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
-                           run_body(ctx, "body", *body, body_inputs));
+                           runner.run(std::move(body_inputs)));
     SEQRT_ASSIGN_OR_RETURN(cond, body_cond(ctx, outputs[0]));
     for (size_t i = 0; i < n; ++i) {
-      SEQRT_RETURN_IF_ERROR(check_same_type(
-          ctx, fmt::format("body output {} (loop-carried value {})", 1 + i, i),
-          carried_dtypes[i], outputs[1 + i].dtype()));
+      if (outputs[1 + i].dtype() != carried_dtypes[i]) {  // message only then
+        return check_same_type(
+            ctx,
+            fmt::format("body output {} (loop-carried value {})", 1 + i, i),
+            carried_dtypes[i], outputs[1 + i].dtype());
+      }
       carried[i] = std::move(outputs[1 + i]);
     }
     for (size_t k = 0; k < stacks.size(); ++k) {
-      SEQRT_RETURN_IF_ERROR(stacks[k].add(ctx, std::move(outputs[1 + n + k])));
+      // Steps are held to the end, out of the buffers later runs reuse.
+      SEQRT_RETURN_IF_ERROR(
+          stacks[k].add(ctx, runner.keep(outputs[1 + n + k])));
     }
     ++trips;
   }

@@ -2,6 +2,11 @@
 // body runs once per element along each scan input's axis, taking the
 // states and one slice of every scan input, and gives the new states and
 // K per-step scan outputs, which are stacked along their output axes.
+#include <cstdint>
+#include <memory>
+
+#include "graph/run_control.h"
+#include "ops/control/loop_body.h"
 #include "ops/control/subgraph.h"
 #include "ops/registry.h"
 #include "ops/util.h"
@@ -202,6 +207,100 @@ Result<int64_t> run_length(const KernelContext& ctx, const ScanLayout& layout,
   return length;
 }
 
+// One scan output, stacked as the steps come: the stacked tensor is
+// allocated when step 0 gives the step's type, and each later step's
+// storage is offered to the body (LoopBody::offer_output) where the step is
+// a contiguous, aligned block of it, so its kernel writes it in place;
+// other steps are copied in.
+class StackedScanOutput {
+ public:
+  StackedScanOutput(size_t k, int64_t axis, bool reverse)
+      : what_(fmt::format("scan output {}", k)),
+        axis_(axis),
+        reverse_(reverse) {}
+
+  // Where step `t` should be written, or an empty tensor.
+  Tensor slot(int64_t t) const {
+    if (stacked_ == nullptr || split_.outer != 1) return Tensor();
+    char* at = static_cast<char*>(stacked_->mutable_data()) +
+               position(t) * step_bytes_;
+    if (reinterpret_cast<uintptr_t>(at) % 64 != 0) return Tensor();
+    return Tensor::writable_view(step_dtype_, step_dims_, at, stacked_);
+  }
+
+  Status add(const OpContext& ctx, int64_t t, const Tensor& step) {
+    if (stacked_ == nullptr) SEQRT_RETURN_IF_ERROR(start(ctx, step));
+    if (step.dtype() != step_dtype_ || step.dims() != step_dims_) {
+      return ctx.error(
+          "{} must have the same type at every step: step 0 gave {}{}, step "
+          "{} gave {}{}",
+          what_, dtype_name(step_dtype_), dims_to_string(step_dims_), t,
+          dtype_name(step.dtype()), dims_to_string(step.dims()));
+    }
+    const int64_t index = position(t);
+    const char* at =
+        static_cast<const char*>(stacked_->data()) + index * step_bytes_;
+    // A step computed in its slot is in place already.
+    if (split_.outer == 1 && step.data() == at) return Status::ok();
+    store_slice(*stacked_, axis_, index, step);
+    return Status::ok();
+  }
+
+  // The stacked output of `length` steps (all added); with no steps, the
+  // type comes from the body's `declared` output (ScanOutputStack).
+  Result<Tensor> finish(const OpContext& ctx, const Value& declared) {
+    if (stacked_ != nullptr) return *stacked_;
+    return ScanOutputStack(what_, axis_, reverse_).stack(ctx, 0, declared);
+  }
+
+  void set_length(int64_t length) { length_ = length; }
+
+ private:
+  int64_t position(int64_t t) const { return reverse_ ? length_ - 1 - t : t; }
+
+  // Allocates the stacked tensor for steps like `step`, after checking it
+  // against the run's limits (graph/run_control.h).
+  Status start(const OpContext& ctx, const Tensor& step) {
+    step_dtype_ = step.dtype();
+    step_dims_ = step.dims();
+    std::vector<int64_t> dims = step_dims_;
+    SEQRT_ASSIGN_OR_RETURN(
+        axis_,
+        normalize_axis(ctx, axis_, static_cast<int64_t>(dims.size()) + 1));
+    dims.insert(dims.begin() + axis_, length_);
+    if (const RunControl* control = RunControl::current()) {
+      auto subject = [&] {
+        return fmt::format("{}: {} of {} steps", ctx.node().label(), what_,
+                           length_);
+      };
+      SEQRT_RETURN_IF_ERROR(
+          control->check_allocation(step_dtype_, dims, false, subject));
+      if (control->limits().memory_budget_bytes > 0) {
+        SEQRT_ASSIGN_OR_RETURN(
+            held_,
+            control->hold(static_cast<int64_t>(step.byte_size()) * length_,
+                          subject));
+      }
+    }
+    SEQRT_ASSIGN_OR_RETURN(Tensor stacked, Tensor::allocate(step_dtype_, dims));
+    stacked_ = std::make_shared<Tensor>(std::move(stacked));
+    split_ = split_around_axis(dims, axis_);
+    step_bytes_ = split_.inner * static_cast<int64_t>(dtype_size(step_dtype_));
+    return Status::ok();
+  }
+
+  std::string what_;
+  int64_t axis_;
+  bool reverse_;
+  int64_t length_ = 0;
+  DType step_dtype_ = DType::kUndefined;
+  std::vector<int64_t> step_dims_;
+  std::shared_ptr<Tensor> stacked_;  // once step 0 came
+  AxisSplit split_;
+  int64_t step_bytes_ = 0;  // bytes of one step where split_.outer is 1
+  HeldBytes held_;          // the stacked bytes, under a memory budget
+};
+
 Status run_scan(KernelContext& ctx) {
   SEQRT_ASSIGN_OR_RETURN(ScanLayout layout,
                          scan_layout(ctx, ctx.num_inputs(), ctx.num_outputs()));
@@ -219,37 +318,50 @@ Status run_scan(KernelContext& ctx) {
   SEQRT_RETURN_IF_ERROR(check_body_inputs(ctx, *body, dtypes, n));
   std::vector<int64_t> axes;
   SEQRT_ASSIGN_OR_RETURN(int64_t length, run_length(ctx, layout, axes));
-  std::vector<ScanOutputStack> stacks;
+  std::vector<StackedScanOutput> stacks;
   for (size_t k = 0; k < layout.num_scan_outputs; ++k) {
-    stacks.emplace_back(fmt::format("scan output {}", k), layout.output_axes[k],
+    stacks.emplace_back(k, layout.output_axes[k],
                         layout.output_directions[k] == 1);
+    stacks.back().set_length(length);
   }
+  // Prepared once for all iterations where the executor can.
+  LoopBody loop_body(ctx, "body", *body);
+  SEQRT_RETURN_IF_ERROR(loop_body.prepare());
   for (int64_t t = 0; t < length; ++t) {
     SEQRT_RETURN_IF_ERROR(check_iteration(ctx, t));
-    std::vector<Tensor> body_inputs = states;
+    // The states move in: the body's outputs of one iteration are the
+    // next one's inputs, never copied.
+    std::vector<Tensor> body_inputs;
+    body_inputs.reserve(n + layout.num_scan_inputs);
+    for (Tensor& state : states) body_inputs.push_back(std::move(state));
     for (size_t j = 0; j < layout.num_scan_inputs; ++j) {
       int64_t index = layout.input_directions[j] == 1 ? length - 1 - t : t;
       SEQRT_ASSIGN_OR_RETURN(Tensor slice,
-                             slice_along(*ctx.input(n + j), axes[j], index));
+                             slice_or_view(*ctx.input(n + j), axes[j], index));
       body_inputs.push_back(std::move(slice));
     }
+    for (size_t k = 0; k < stacks.size(); ++k) {
+      loop_body.offer_output(n + k, stacks[k].slot(t));
+    }
     SEQRT_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
-                           run_body(ctx, "body", *body, body_inputs));
+                           loop_body.run(std::move(body_inputs)));
     for (size_t i = 0; i < n; ++i) {
-      SEQRT_RETURN_IF_ERROR(check_same_type(
-          ctx, fmt::format("body output {} (new state {})", i, i),
-          states[i].dtype(), outputs[i].dtype()));
+      if (outputs[i].dtype() != dtypes[i]) {  // the message only then
+        return check_same_type(
+            ctx, fmt::format("body output {} (new state {})", i, i), dtypes[i],
+            outputs[i].dtype());
+      }
       states[i] = std::move(outputs[i]);
     }
     for (size_t k = 0; k < stacks.size(); ++k) {
-      SEQRT_RETURN_IF_ERROR(stacks[k].add(ctx, std::move(outputs[n + k])));
+      SEQRT_RETURN_IF_ERROR(stacks[k].add(ctx, t, outputs[n + k]));
     }
   }
   for (size_t i = 0; i < n; ++i) ctx.set_output(i, states[i]);
   for (size_t k = 0; k < stacks.size(); ++k) {
     SEQRT_ASSIGN_OR_RETURN(
         Tensor stacked,
-        stacks[k].stack(ctx, length, body->value(body->outputs[n + k])));
+        stacks[k].finish(ctx, body->value(body->outputs[n + k])));
     ctx.set_output(n + k, std::move(stacked));
   }
   return Status::ok();

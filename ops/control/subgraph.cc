@@ -83,7 +83,12 @@ Result<std::vector<Tensor>> run_body(const KernelContext& ctx,
         "{}: no subgraph runner to run '{}'; the executor must provide one",
         ctx.node().label(), attr);
   }
-  Result<std::vector<Tensor>> outputs = ctx.run_subgraph()(body, inputs);
+  return finish_body_run(ctx, attr, body, ctx.run_subgraph()(body, inputs));
+}
+
+Result<std::vector<Tensor>> finish_body_run(
+    const KernelContext& ctx, const std::string& attr, const Graph& body,
+    Result<std::vector<Tensor>> outputs) {
   // A cancelled or timed-out run keeps a one-line message, naming the
   // node of the enclosing graph rather than a node inside its body (the
   // stop is sticky, so checking again gives the same code).
@@ -118,6 +123,16 @@ Result<Tensor> slice_along(const Tensor& x, int64_t axis, int64_t index) {
                 src + (o * split.n + index) * inner_bytes, inner_bytes);
   }
   return slice;
+}
+
+Result<Tensor> slice_or_view(const Tensor& x, int64_t axis, int64_t index) {
+  const AxisSplit split = split_around_axis(x.dims(), axis);
+  if (split.outer != 1) return slice_along(x, axis, index);
+  std::vector<int64_t> dims = x.dims();
+  dims.erase(dims.begin() + axis);
+  return x.slice_view(
+      index * split.inner * static_cast<int64_t>(dtype_size(x.dtype())),
+      std::move(dims));
 }
 
 void store_slice(Tensor& out, int64_t axis, int64_t index,

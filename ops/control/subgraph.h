@@ -56,12 +56,24 @@ Result<std::vector<Tensor>> run_body(const KernelContext& ctx,
                                      const std::string& attr, const Graph& body,
                                      const std::vector<Tensor>& inputs);
 
+// `outputs` of one run of `body` as run_body() returns them: a stopped
+// run's error names the node, others get the node and body as context,
+// and the output count is checked.
+Result<std::vector<Tensor>> finish_body_run(
+    const KernelContext& ctx, const std::string& attr, const Graph& body,
+    Result<std::vector<Tensor>> outputs);
+
 // Between two iterations of a Loop or Scan: ok, or the run's cancel or
 // deadline error naming the node and the iteration about to start.
 Status check_iteration(const OpContext& ctx, int64_t iteration);
 
 // Element `index` of `x` along `axis`, that axis removed (a copy).
 Result<Tensor> slice_along(const Tensor& x, int64_t axis, int64_t index);
+
+// Element `index` of `x` along `axis`, that axis removed: a view into `x`
+// where the element is contiguous (no dim before `axis` above 1), else a
+// copy.
+Result<Tensor> slice_or_view(const Tensor& x, int64_t axis, int64_t index);
 
 // Stores `slice` as element `index` of `out` along `axis`; `slice` must
 // have `out`'s dims without `axis` and its dtype (checked by callers).

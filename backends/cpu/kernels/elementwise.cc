@@ -85,7 +85,7 @@ void for_each_run(const BroadcastPlan& plan, Run&& run) {
   int64_t runs = length == 0 ? 0 : plan.num_elements / length;
   int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(length, 1));
   size_t outer = plan.dims.size() - 1;
-  parallel_chunks(runs, grain, [&](int64_t begin, int64_t end) {
+  auto chunk = [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       int64_t rest = r;
       int64_t a_offset = 0;
@@ -98,7 +98,14 @@ void for_each_run(const BroadcastPlan& plan, Run&& run) {
       }
       run(a_offset, b_offset, r * length);
     }
-  });
+  };
+  // One chunk runs here: entering an OpenMP region costs more than a small
+  // op itself (the step of a Scan body, run thousands of times).
+  if (runs <= grain) {
+    chunk(0, runs);
+    return;
+  }
+  parallel_chunks(runs, grain, chunk);
 }
 
 // a op b into a new tensor, or, when `dtype` is given, into the node's
@@ -315,9 +322,15 @@ Status run_unary(KernelContext& ctx, UnaryKind kind, MathFn fn) {
                                            x.num_elements(), px, py));
     if (ran) return set_output_as(ctx, 0, out, x.dtype());
   }
-  parallel_chunks(x.num_elements(), kGrain, [&](int64_t begin, int64_t end) {
+  auto chunk = [&](int64_t begin, int64_t end) {
     unary_f32(kind, px + begin, py + begin, static_cast<size_t>(end - begin));
-  });
+  };
+  // One chunk runs here, without entering an OpenMP region (see above).
+  if (x.num_elements() <= kGrain) {
+    chunk(0, x.num_elements());
+  } else {
+    parallel_chunks(x.num_elements(), kGrain, chunk);
+  }
   return set_output_as(ctx, 0, out, x.dtype());
 }
 

@@ -1,7 +1,9 @@
 // Conformance cases of ops/control: If taking each branch (with captures,
 // a constant cond, branches of different shapes), Scan (cumulative sum,
-// reverse direction, axis 1, several scan inputs), Loop (trip count, early
-// stop by the body's cond, while-style, zero iterations), and error cases.
+// reverse direction, axis 1, several scan inputs, states with scan inputs
+// and outputs in both directions), Loop (trip count, early
+// stop by the body's cond, while-style, zero iterations, a scan output that
+// is the carried value), and error cases.
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -101,7 +103,62 @@ std::shared_ptr<Graph> product_body() {
   return finish(std::move(b));
 }
 
+// Two states and three scan inputs (x forward and y reversed along axis 0,
+// z reversed along axis 1), giving three scan outputs: the new state s
+// (also carried), x * z stacked reversed, y - x stacked along axis 1. Steps
+// of 16 floats, so the CPU loop executor writes s and x * z straight into
+// their stacked outputs and reads x and y as views; z and y - x are copied.
+std::shared_ptr<Graph> two_way_body() {
+  GraphBuilder b("two_way_body");
+  ValueId s = b.input("s", DType::kF32, Shape{16});
+  ValueId acc = b.input("acc", DType::kF32, Shape{2, 16});
+  ValueId x = b.input("x", DType::kF32, Shape{16});
+  ValueId y = b.input("y", DType::kF32, Shape{16});
+  ValueId z = b.input("z", DType::kF32, Shape{16});
+  ValueId s_next = b.add("Add", {s, b.add("Mul", {x, y})});
+  b.output(s_next, "s_next");
+  b.output(b.add("Add", {acc, z}), "acc_next");
+  b.output(s_next, "s_steps");
+  b.output(b.add("Mul", {x, z}), "xz");
+  b.output(b.add("Sub", {y, x}), "y_minus_x");
+  return finish(std::move(b));
+}
+
+// States that trade places each step: a' = Identity(b), b' = a + x, with
+// the step output a + b. The new a is the old b, still held in the loop
+// executor's buffers, so this checks no buffer is reused while read.
+std::shared_ptr<Graph> swap_body() {
+  GraphBuilder b("swap_body");
+  ValueId a = b.input("a", DType::kF32, Shape{16});
+  ValueId bb = b.input("b", DType::kF32, Shape{16});
+  ValueId x = b.input("x", DType::kF32, Shape{16});
+  b.output(b.add("Identity", {bb}), "a_next");
+  b.output(b.add("Add", {a, x}), "b_next");
+  b.output(b.add("Add", {a, bb}), "a_plus_b");
+  return finish(std::move(b));
+}
+
 void add_scan_cases(std::vector<OpCase>& cases) {
+  cases.push_back(make_case("Scan", "states_swap_places",
+                            {random_tensor(DType::kF32, {16}, 106),
+                             random_tensor(DType::kF32, {16}, 107),
+                             random_tensor(DType::kF32, {6, 16}, 108)},
+                            {{"body", swap_body()}, {"num_scan_inputs", 1}},
+                            3));
+  cases.push_back(
+      make_case("Scan", "states_two_directions_three_outputs",
+                {random_tensor(DType::kF32, {16}, 101),
+                 random_tensor(DType::kF32, {2, 16}, 102),
+                 random_tensor(DType::kF32, {7, 16}, 103),
+                 random_tensor(DType::kF32, {7, 16}, 104),
+                 random_tensor(DType::kF32, {16, 7}, 105)},
+                {{"body", two_way_body()},
+                 {"num_scan_inputs", 3},
+                 {"scan_input_axes", std::vector<int64_t>{0, 0, 1}},
+                 {"scan_input_directions", std::vector<int64_t>{0, 1, 1}},
+                 {"scan_output_axes", std::vector<int64_t>{0, 0, 1}},
+                 {"scan_output_directions", std::vector<int64_t>{0, 1, 0}}},
+                5));
   cases.push_back(make_case(
       "Scan", "cumsum_f32",
       {random_tensor(DType::kF32, {2}, 81),
@@ -169,7 +226,31 @@ OpCase loop_case(const std::string& name, Tensor trip_count, Tensor cond,
   return c;
 }
 
+// (i, cond, v) -> (cond, v + step, Identity(v)): the scan output is the
+// carried value as it came in, which the CPU loop executor holds in a
+// buffer a later iteration reuses, so each step must be kept apart.
+std::shared_ptr<Graph> carried_scan_body() {
+  GraphBuilder b("carried_scan_body");
+  b.input("i", DType::kI64, Shape{});
+  ValueId cond = b.input("cond_in", DType::kBool, Shape{});
+  ValueId v = b.input("v", DType::kF32, Shape{16});
+  ValueId step = b.capture("step", DType::kF32, Shape{16});
+  b.output(b.add("Identity", {cond}), "cond_out");
+  b.output(b.add("Add", {v, step}), "v_next");
+  b.output(b.add("Identity", {v}), "v_seen");
+  return finish(std::move(b));
+}
+
 void add_loop_cases(std::vector<OpCase>& cases) {
+  OpCase carried_steps =
+      make_case("Loop", "scan_output_is_carried_input",
+                {Tensor::scalar<int64_t>(5), Tensor::scalar<bool>(true),
+                 random_tensor(DType::kF32, {16}, 109)},
+                {{"body", carried_scan_body()}}, 2);
+  carried_steps.constant_inputs = {true, true, false};
+  carried_steps.outer_values = {
+      {"step", random_tensor(DType::kF32, {16}, 110)}};
+  cases.push_back(carried_steps);
   Tensor yes = Tensor::scalar<bool>(true);
   cases.push_back(
       loop_case("trip_count", Tensor::scalar<int64_t>(4), Tensor(), 100));
