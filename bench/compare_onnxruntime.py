@@ -2,7 +2,7 @@
 """seqrt vs onnxruntime on the same .onnx files, in one run on this machine.
 
     build/venv/bin/python bench/compare_onnxruntime.py [--quick] \
-        [--models bert,gpt2,mamba,retnet,titans,hf_gpt2,hf_llama,hf_bert,
+        [--models bert,gpt2,mamba,retnet,titans,hf_gpt2,hf_llama,hf_bert,hf_mamba,
                   scan_selective,scan_retention,scan_lstm]
         [--repeat N] [--workdir DIR]
 

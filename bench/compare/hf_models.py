@@ -1,5 +1,5 @@
-"""Hugging Face exports as users bring them: transformers' GPT-2, Llama and
-BERT with seeded random weights, exported by the model zoo's code
+"""Hugging Face exports as users bring them: transformers' GPT-2, Llama,
+BERT and Mamba with seeded random weights, exported by the model zoo's code
 (tests/zoo/zoo_exports.py: `decoder_pair`, whose wrappers flatten
 past_key_values into past_key_values.<i>.key/value → present.<i>.key/value,
 and torch.onnx.export with dynamic axes at opset 17).
@@ -127,5 +127,29 @@ def hf_bert_cases(quick: bool) -> List[Case]:
                       encoder, seq=seq) for seq in ((32,) if quick else (128, 512))]
 
 
+def hf_mamba_cases(quick: bool) -> List[Case]:
+    """MambaForCausalLM on its naive path (no CUDA kernels), prefill: the
+    tracer unrolls the selective scan's Python loop into one copy of the
+    step per token (the zoo's mamba_prefill export at these sizes)."""
+    import transformers as tf
+    zoo = _zoo()
+    vocab, dim, depth = (1000, 64, 2) if quick else (8000, 128, 2)
+    cfg = tf.MambaConfig(vocab_size=vocab, hidden_size=dim, state_size=16,
+                         num_hidden_layers=depth, expand=2, conv_kernel=4)
+
+    def prefill(path: pathlib.Path, opset: int, length: int) -> Dict:
+        model = tf.MambaForCausalLM(cfg).eval()
+        ids = zoo.token_ids(1, length, vocab)
+        zoo.export(zoo.DecoderPrefill(model, False), path, [ids],
+                   ["input_ids"], ["logits"], opset,
+                   {"input_ids": {0: "batch", 1: "seq"}})
+        return {"steps": [{"input_ids": ids.numpy()}]}
+
+    stem = f"hf_mamba_l{depth}_d{dim}_n16_v{vocab}"
+    return [_zoo_case("hf_mamba", f"prefill {n} (unrolled)",
+                      f"{stem}_prefill{n}", n, prefill, length=n)
+            for n in ((16,) if quick else (64, 256))]
+
+
 MODELS = {"hf_gpt2": hf_gpt2_cases, "hf_llama": hf_llama_cases,
-          "hf_bert": hf_bert_cases}
+          "hf_bert": hf_bert_cases, "hf_mamba": hf_mamba_cases}

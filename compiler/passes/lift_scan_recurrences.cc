@@ -67,6 +67,45 @@ const Graph* liftable_body(const Graph& graph, const Node& node,
   return &g;
 }
 
+// A symbolic dim's stand-in: small, and not 1 so no axis looks broadcast.
+constexpr int64_t kProbeSize = 2;
+
+// `shape` with its symbolic dims at their probe sizes (added to `probe`);
+// nullopt when a dim is unknown.
+std::optional<Shape> probed_shape(const Shape& shape,
+                                  std::map<std::string, int64_t>& probe) {
+  std::vector<Dim> dims = shape.dims();
+  for (Dim& dim : dims) {
+    if (dim.is_unknown()) return std::nullopt;
+    if (dim.is_symbol()) {
+      dim = Dim(probe.emplace(dim.symbol_name(), kProbeSize).first->second);
+    }
+  }
+  return Shape(dims);
+}
+
+// A copy of `body` whose value shapes have their symbolic dims at probe
+// sizes (recursively for the subgraphs the recognisers do not read: none).
+Graph probed_body(const Graph& body, std::map<std::string, int64_t>& probe) {
+  Graph copy = body;
+  for (Value& value : copy.values) {
+    if (!value.shape || value.shape->is_fixed()) continue;
+    std::optional<Shape> shape = probed_shape(*value.shape, probe);
+    if (shape) value.shape = *shape;
+  }
+  return copy;
+}
+
+// "; read with batch=2" when symbolic dims stood at probe sizes.
+std::string probe_note(const std::map<std::string, int64_t>& probe) {
+  if (probe.empty()) return "";
+  std::vector<std::string> parts;
+  for (const auto& [name, size] : probe) {
+    parts.push_back(fmt::format("{}={}", name, size));
+  }
+  return fmt::format("; read with {}", fmt::join(parts, ", "));
+}
+
 Result<Tensor> random_input(DType dtype, const std::vector<int64_t>& dims,
                             InputFill fill, std::mt19937& rng) {
   SEQRT_ASSIGN_OR_RETURN(Tensor tensor, Tensor::allocate(dtype, dims));
@@ -91,7 +130,8 @@ Result<Graph> check_graph(const ScanSite& site, const ScanLift* lift) {
     if (!outer.shape) return invalid_argument("input {} has no shape", i);
     std::vector<Dim> dims = outer.shape->dims();
     if (i >= site.num_states && !dims.empty()) dims[0] = Dim(kCheckSteps);
-    Shape shape(dims);
+    std::map<std::string, int64_t> probe = site.probe;
+    Shape shape = probed_shape(Shape(dims), probe).value_or(Shape(dims));
     if (!shape.is_fixed()) {
       return invalid_argument("input '{}' has dims not fixed", outer.name);
     }
@@ -179,7 +219,20 @@ Result<bool> lift_scans(Graph& graph, PassNotes& notes) {
     size_t num_states = 0;
     const Graph* body = liftable_body(graph, graph.nodes[n], num_states);
     if (body == nullptr) continue;
-    ScanSite site{graph, graph.nodes[n], *body, num_states};
+    // Symbolic dims (an export's batch) at probe sizes; the outer inputs'
+    // symbols too, so the check's inputs agree with the body.
+    std::map<std::string, int64_t> probe;
+    for (size_t i = 0; i < graph.nodes[n].inputs.size(); ++i) {
+      const std::optional<Shape>& shape =
+          graph.value(graph.nodes[n].inputs[i]).shape;
+      if (!shape) continue;
+      std::vector<Dim> dims = shape->dims();
+      // The check sets a scan input's length itself.
+      if (i >= num_states && !dims.empty()) dims.erase(dims.begin());
+      probed_shape(Shape(dims), probe);
+    }
+    const Graph probed = probed_body(*body, probe);
+    ScanSite site{graph, graph.nodes[n], probed, num_states, probe};
     for (auto recognise : {recognise_selective_scan, recognise_retention}) {
       std::optional<ScanLift> lift = recognise(site);
       if (!lift) continue;
@@ -201,8 +254,8 @@ Result<bool> lift_scans(Graph& graph, PassNotes& notes) {
       const std::vector<ValueId> outputs = graph.nodes[n].outputs;
       lift->build(graph, inputs, outputs, added);
       lifted.insert(static_cast<int>(n));
-      notes.push_back(
-          fmt::format("Scan '{}' -> {} ({})", name, lift->op, lift->summary));
+      notes.push_back(fmt::format("Scan '{}' -> {} ({}{})", name, lift->op,
+                                  lift->summary, probe_note(probe)));
       break;
     }
   }

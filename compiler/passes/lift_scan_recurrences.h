@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,10 @@ struct ScanSite {
   const Node& scan;
   const Graph& body;
   size_t num_states = 0;
+  // Sizes that stand in for the symbolic dims (a batch of "batch"): the
+  // recognisers read `body` with these in place, and the check runs at
+  // them. The lifts they write hold no size of a symbolic dim.
+  std::map<std::string, int64_t> probe;
 };
 
 // How the check fills a Scan input with random values.

@@ -33,6 +33,26 @@ struct SelectiveRoles {
   std::vector<int64_t> state() const { return with_batch_dim(batch, {d, n}); }
 };
 
+// A (D,N), or with leading axes of size 1 (an export's A[None]).
+bool is_a(const std::vector<int64_t>& dims, const SelectiveRoles& roles) {
+  if (dims.size() < 2 || dims[dims.size() - 2] != roles.d ||
+      dims.back() != roles.n) {
+    return false;
+  }
+  for (size_t i = 0; i + 2 < dims.size(); ++i) {
+    if (dims[i] != 1) return false;
+  }
+  return true;
+}
+
+// Where A's axes sit in the product: its (D,N) after the batch axis.
+std::vector<int> a_placement(size_t rank, int off) {
+  std::vector<int> placement(rank, 0);  // leading axes of size 1: anywhere
+  placement[rank - 2] = off;
+  placement[rank - 1] = off + 1;
+  return placement;
+}
+
 // Exp(delta·A)·h_prev: sets delta and A.
 bool match_decay(const ScanSite& site, const ProductReader& r, ValueId value,
                  SelectiveRoles& roles) {
@@ -63,15 +83,20 @@ bool match_decay(const ScanSite& site, const ProductReader& r, ValueId value,
       },
       [&](const Factor& f) {
         const Tensor* a = body_constant(site, f.source);
-        return a != nullptr &&
-               a->dims() == std::vector<int64_t>{roles.d, roles.n} &&
-               r.placed(f, {off, off + 1});
+        return a != nullptr && is_a(a->dims(), roles) &&
+               r.placed(f, a_placement(a->dims().size(), off));
       });
   if (delta < 0) return false;
   roles.delta = scan_input_index(site, (*inner)[delta].source);
   const ValueId a = (*inner)[1 - delta].source;
-  roles.a = *body_constant(site, a);
-  if (site.body.constant(a) == nullptr) roles.a_name = site.body.value(a).name;
+  Result<Tensor> a_dn = body_constant(site, a)->reshaped({roles.d, roles.n});
+  if (!a_dn.is_ok()) return false;
+  roles.a = *a_dn;
+  // The outer A itself serves when it is (D,N) already.
+  if (site.body.constant(a) == nullptr &&
+      body_constant(site, a)->dims().size() == 2) {
+    roles.a_name = site.body.value(a).name;
+  }
   return true;
 }
 
@@ -107,8 +132,12 @@ bool match_readout(const ScanSite& site, const ProductReader& r,
   auto is_c = [&](const Factor& f) {
     return scan_input_index(site, f.source) >= 0 && r.placed(f, roles.at({1}));
   };
+  // The new state, or what it views (an export's no-op Cast).
+  auto is_h_new = [&](ValueId id) {
+    return r.before_views(id) == r.before_views(h_new);
+  };
   auto is_state = [&](const Factor& f) {
-    return f.source == h_new && r.placed(f, roles.at({0, 1}));
+    return is_h_new(f.source) && r.placed(f, roles.at({0, 1}));
   };
   if (const Node* sum = r.producer(reduced, "ReduceSum")) {
     std::optional<int64_t> axis = reduced_axis(r, *sum);
@@ -123,7 +152,7 @@ bool match_readout(const ScanSite& site, const ProductReader& r,
   } else if (const Node* mm = r.producer(reduced, "MatMul")) {
     // h'·C_t with C_t (N) or (N,1); (Bt,N,1) with a batch axis.
     std::optional<std::vector<Factor>> fs = r.factors(mm->inputs[1]);
-    if (mm->inputs[0] != h_new || !fs || fs->size() != 1 ||
+    if (!is_h_new(mm->inputs[0]) || !fs || fs->size() != 1 ||
         scan_input_index(site, (*fs)[0].source) < 0 ||
         !r.placed((*fs)[0], roles.at({0}))) {
       return false;
@@ -141,7 +170,7 @@ std::optional<SelectiveRoles> match_body(const ScanSite& site) {
   }
   ProductReader r(body);
   std::optional<std::vector<int64_t>> state = r.dims(body.inputs[0]);
-  const Node* add = r.producer(body.outputs[0], "Add");
+  const Node* add = r.producer(r.before_views(body.outputs[0]), "Add");
   if (!state || state->size() < 2 || state->size() > 3 ||
       r.dims(body.outputs[0]) != state || add == nullptr ||
       add->inputs.size() != 2) {

@@ -28,6 +28,12 @@ Pass rebase_shape_reads_pass();
 // MatMul-(scale)-(mask)-Softmax-MatMul -> seqrt::Attention, with the scale
 // on Q/K, GQA repeat_kv and KV-cache Concat variants.
 Pass fuse_attention_pass();
+// A loop the tracer wrote out (T copies of one step reading slice t of
+// some tensors through Gathers, carrying values into the next copy and
+// stacked by a Concat) -> one Scan over those tensors, with the
+// elementwise work on whole sequences that only the loop reads moved into
+// its body (so that lift_scan_recurrences can lift it).
+Pass fold_unrolled_loops_pass();
 // Scan loops whose body is a selective (diagonal) SSM scan or a retention
 // state update -> seqrt::SelectiveScan / seqrt::Retention with the layout
 // ops around them, each lift checked on random inputs against the Scan

@@ -36,12 +36,42 @@ bool keeps_order(const std::vector<int64_t>& in,
   return true;
 }
 
-bool is_order_keeping_view(const std::string& op) {
-  return op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" ||
-         op == "Identity";
-}
-
 }  // namespace
+
+// Exports add no-op Casts (to the dtype a value has) and pick the only
+// element of an axis of size 1 with a Gather: both are views too.
+bool ProductReader::is_order_keeping_view(const Node& node) const {
+  if (!node.domain.empty() || node.inputs.empty() ||
+      node.inputs[0] == kNoValue || node.outputs.size() != 1) {
+    return false;
+  }
+  const std::string& op = node.op;
+  if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" ||
+      op == "Identity") {
+    return true;
+  }
+  if (op == "Cast") {
+    const Attribute* to = node.attr("to");
+    return to != nullptr && to->type() == AttrType::kInt &&
+           graph_.value(node.outputs[0]).dtype ==
+               graph_.value(node.inputs[0]).dtype;
+  }
+  if (op == "Gather" && node.inputs.size() == 2) {
+    std::optional<std::vector<int64_t>> in = dims(node.inputs[0]);
+    const Tensor* index = graph_.constant(node.inputs[1]);
+    const Attribute* attr = node.attr("axis");
+    int64_t axis = attr != nullptr ? attr->as_int() : 0;
+    if (!in || index == nullptr || !index->dims().empty() ||
+        !is_integer(index->dtype())) {
+      return false;
+    }
+    if (axis < 0) axis += static_cast<int64_t>(in->size());
+    const int64_t at = index->element_i64(0);
+    return axis >= 0 && axis < static_cast<int64_t>(in->size()) &&
+           (*in)[axis] == 1 && (at == 0 || at == -1);
+  }
+  return false;
+}
 
 const Node* ProductReader::producer(ValueId id, const char* op) const {
   int n = producers_[id];
@@ -125,7 +155,7 @@ std::optional<std::vector<Factor>> ProductReader::view_factors(
       for (size_t j = in->size(); j-- > 0;) perm.push_back(j);
     }
     if (perm.size() != in->size()) return std::nullopt;
-  } else if (!is_order_keeping_view(node.op) || !keeps_order(*in, *out)) {
+  } else if (!is_order_keeping_view(node) || !keeps_order(*in, *out)) {
     return std::nullopt;
   }
   std::optional<std::vector<Factor>> inner = factors(node.inputs[0], depth + 1);
@@ -162,8 +192,7 @@ ValueId ProductReader::before_views(ValueId value) const {
     if (n < 0) return value;
     const Node& node = graph_.nodes[n];
     std::optional<std::vector<int64_t>> out = dims(value);
-    if (!node.domain.empty() || !is_order_keeping_view(node.op) ||
-        node.inputs.empty() || node.inputs[0] == kNoValue || !out) {
+    if (!is_order_keeping_view(node) || !out) {
       return value;
     }
     std::optional<std::vector<int64_t>> in = dims(node.inputs[0]);

@@ -38,7 +38,8 @@ class ProductReader {
   // The factors of `value`: through Mul (two operands), MatMul whose left
   // operand ends in a dim of 1 and whose right operand's second last dim is
   // 1, and the views Unsqueeze, Squeeze, Reshape that keep the order of the
-  // dims other than 1, and Transpose. Anything else is a factor of its own.
+  // dims other than 1 (and a Cast to the same dtype, a Gather of the only
+  // element of an axis), and Transpose. Anything else is a factor of its own.
   // Each factor is aligned to `value`'s rank as broadcasting aligns it.
   // nullopt when a shape on the way is not fixed, or past kMaxFactors
   // factors or kMaxDepth nodes deep (a body from an untrusted file could
@@ -50,9 +51,10 @@ class ProductReader {
   static constexpr size_t kMaxFactors = 8;
   static constexpr int kMaxDepth = 32;
 
-  // `value` before the order-keeping views (Squeeze, Unsqueeze, Reshape)
+  // `value` before the order-keeping views (Squeeze, Unsqueeze, Reshape, …)
   // that produce it.
   ValueId before_views(ValueId value) const;
+  bool is_order_keeping_view(const Node& node) const;
 
   // Whether `f`'s source has `rank` axes and each of its axes of size > 1
   // lands on axis placement[axis] of the product (axes of size 1 may lie
