@@ -91,49 +91,9 @@ bool match_input(const ScanSite& site, const ProductReader& r, ValueId value,
 // o_t = q_t·S' per head: sets q.
 bool match_readout(const ScanSite& site, const ProductReader& r,
                    RetentionRoles& roles) {
-  const ValueId s_new = site.body.outputs[0];
-  const ValueId o = site.body.outputs[1];
-  if (r.dims(o) != roles.with_batch({roles.heads, roles.dv})) return false;
-  const ValueId product = r.before_views(o);
-  auto is_q = [&](const Factor& f, std::vector<int> placement) {
-    return scan_input_index(site, f.source) >= 0 &&
-           r.dims(f.source) == roles.with_batch({roles.heads, roles.dk}) &&
-           r.placed(f, roles.at(std::move(placement)));
-  };
-  if (const Node* mm = r.producer(product, "MatMul")) {
-    // (H,1,dk)·(H,dk,dv) -> (H,1,dv).
-    std::optional<std::vector<Factor>> fs = r.factors(mm->inputs[0]);
-    if (mm->inputs[1] != s_new || !fs || fs->size() != 1 ||
-        r.dims(mm->inputs[0]) != roles.with_batch({roles.heads, 1, roles.dk}) ||
-        !is_q((*fs)[0], {0, 2})) {
-      return false;
-    }
-    roles.q = scan_input_index(site, (*fs)[0].source);
-    return true;
-  }
-  const Node* sum = r.producer(product, "ReduceSum");
-  if (sum == nullptr ||
-      r.dims(sum->inputs[0]) !=
-          roles.with_batch({roles.heads, roles.dk, roles.dv})) {
-    return false;
-  }
-  std::optional<int64_t> axis = reduced_axis(r, *sum);
-  if (!axis || (*axis != (roles.batch > 0 ? 2 : 1) && *axis != -2)) {
-    return false;
-  }
-  std::optional<std::vector<Factor>> fs = r.factors(sum->inputs[0]);
-  if (!fs) return false;
-  int q = pick_pair(
-      *fs,
-      [&](const Factor& f) {
-        return is_q(f, {0, 1});
-      },
-      [&](const Factor& f) {
-        return f.source == s_new && r.placed(f, roles.at({0, 1, 2}));
-      });
-  if (q < 0) return false;
-  roles.q = scan_input_index(site, (*fs)[q].source);
-  return true;
+  roles.q = match_matrix_readout(
+      site, r, {roles.batch, roles.heads, roles.dk, roles.dv});
+  return roles.q >= 0;
 }
 
 std::optional<RetentionRoles> match_body(const ScanSite& site) {
@@ -211,6 +171,56 @@ void build(const RetentionRoles& roles, const std::string& name, Graph& graph,
 }
 
 }  // namespace
+
+int match_matrix_readout(const ScanSite& site, const ProductReader& r,
+                         const MatrixState& roles) {
+  const ValueId s_new = site.body.outputs[0];
+  const ValueId o = site.body.outputs[1];
+  if (r.dims(o) != with_batch_dim(roles.batch, {roles.heads, roles.dv})) {
+    return -1;
+  }
+  const ValueId product = r.before_views(o);
+  auto is_q = [&](const Factor& f, std::vector<int> placement) {
+    return scan_input_index(site, f.source) >= 0 &&
+           r.dims(f.source) ==
+               with_batch_dim(roles.batch, {roles.heads, roles.dk}) &&
+           r.placed(f, with_batch_axis(roles.batch > 0, std::move(placement)));
+  };
+  if (const Node* mm = r.producer(product, "MatMul")) {
+    // (H,1,dk)·(H,dk,dv) -> (H,1,dv).
+    std::optional<std::vector<Factor>> fs = r.factors(mm->inputs[0]);
+    if (mm->inputs[1] != s_new || !fs || fs->size() != 1 ||
+        r.dims(mm->inputs[0]) !=
+            with_batch_dim(roles.batch, {roles.heads, 1, roles.dk}) ||
+        !is_q((*fs)[0], {0, 2})) {
+      return -1;
+    }
+    return scan_input_index(site, (*fs)[0].source);
+  }
+  const Node* sum = r.producer(product, "ReduceSum");
+  if (sum == nullptr ||
+      r.dims(sum->inputs[0]) !=
+          with_batch_dim(roles.batch, {roles.heads, roles.dk, roles.dv})) {
+    return -1;
+  }
+  std::optional<int64_t> axis = reduced_axis(r, *sum);
+  if (!axis || (*axis != (roles.batch > 0 ? 2 : 1) && *axis != -2)) {
+    return -1;
+  }
+  std::optional<std::vector<Factor>> fs = r.factors(sum->inputs[0]);
+  if (!fs) return -1;
+  int q = pick_pair(
+      *fs,
+      [&](const Factor& f) {
+        return is_q(f, {0, 1});
+      },
+      [&](const Factor& f) {
+        return f.source == s_new &&
+               r.placed(f, with_batch_axis(roles.batch > 0, {0, 1, 2}));
+      });
+  if (q < 0) return -1;
+  return scan_input_index(site, (*fs)[q].source);
+}
 
 std::optional<ScanLift> recognise_retention(const ScanSite& site) {
   std::optional<RetentionRoles> roles = match_body(site);

@@ -233,7 +233,8 @@ Result<bool> lift_scans(Graph& graph, PassNotes& notes) {
     }
     const Graph probed = probed_body(*body, probe);
     ScanSite site{graph, graph.nodes[n], probed, num_states, probe};
-    for (auto recognise : {recognise_selective_scan, recognise_retention}) {
+    for (auto recognise : {recognise_selective_scan, recognise_retention,
+                           recognise_linear_attention}) {
       std::optional<ScanLift> lift = recognise(site);
       if (!lift) continue;
       Result<double> error = lift_error(site, *lift);

@@ -49,6 +49,7 @@ struct ScanLift {
 };
 
 std::optional<ScanLift> recognise_selective_scan(const ScanSite& site);
+std::optional<ScanLift> recognise_linear_attention(const ScanSite& site);
 std::optional<ScanLift> recognise_retention(const ScanSite& site);
 
 // The value of a body constant, or of a capture the outer graph holds as a
@@ -68,6 +69,18 @@ int pick_pair(const std::vector<Factor>& fs,
 // The one axis a ReduceSum reduces (its axes input or attribute), as
 // written; nullopt for none or several.
 std::optional<int64_t> reduced_axis(const ProductReader& r, const Node& sum);
+
+// A per-head matrix state S (Bt,H,dk,dv) (no Bt when batch is 0), as the
+// retention and linear-attention recognisers read it.
+struct MatrixState {
+  int64_t batch = 0, heads = 0, dk = 0, dv = 0;
+};
+
+// The read-out o_t = q_t·S' per head (body output 1, (Bt,H,dv), of the new
+// state body output 0): MatMul(q_t[…,None,:], S') or ReduceSum(q_t[…,None]
+// · S', dk axis). The scan input index of q, or -1.
+int match_matrix_readout(const ScanSite& site, const ProductReader& r,
+                         const MatrixState& state);
 
 // Builders for the replacement nodes; each returns the new output value.
 ValueId add_ints_constant(Graph& graph, const std::string& base,
