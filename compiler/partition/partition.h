@@ -1,0 +1,57 @@
+// Splitting a graph between backends (DESIGN.md §6, heterogeneous
+// execution): given targets in order of preference, each node goes to the
+// first whose support check takes it, and runs of nodes on one target
+// become segments, each a graph of its own that one backend compiles. The
+// values that cross a segment's edge are its inputs and outputs; the
+// constants it reads are copied into it, so weights never cross per run.
+// Backend-agnostic: a target is a name and a support check.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/admit.h"
+#include "graph/graph.h"
+
+namespace seqrt {
+
+struct PartitionTarget {
+  std::string name;  // "vulkan"
+  NodeSupport supports;
+  bool host_memory = true;  // false: values crossing its edge are copied
+};
+
+struct Segment {
+  int target = 0;          // index into the targets
+  std::vector<int> nodes;  // of the whole graph, in run order
+  // The segment's nodes as a graph: its inputs are the values it reads
+  // from earlier segments or the graph's inputs, its outputs the values
+  // later segments or the graph's outputs read (names as in the whole
+  // graph), and it holds the constants it reads.
+  Graph graph;
+};
+
+struct Partition {
+  std::vector<std::string> targets;
+  std::vector<int> node_target;   // per node of the whole graph
+  std::vector<std::string> why;   // per node: why not on the first target
+  std::vector<Segment> segments;  // in run order
+};
+
+// The partition of a verified, type-inferred graph. Fails when a node no
+// target takes (naming it and each target's reason) or when `targets` is
+// empty.
+Result<Partition> partition_graph(const Graph& graph,
+                                  const std::vector<PartitionTarget>& targets);
+
+// Bytes that cross between host and device memory per run: each value a
+// segment on a device target reads or writes across its edge, at these
+// sizes of the symbolic dims; a value whose dims are not all known counts
+// as 0 and is listed in `unknown`.
+uint64_t crossing_bytes(const Partition& partition,
+                        const std::vector<PartitionTarget>& targets,
+                        const std::map<std::string, int64_t>& bindings,
+                        std::vector<std::string>* unknown = nullptr);
+
+}  // namespace seqrt
