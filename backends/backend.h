@@ -125,6 +125,13 @@ class Executable {
       const std::map<std::string, int64_t>& /*bindings*/) const {
     return unsupported("this backend has no kernel-level plan to show");
   }
+  // Where the graph runs when it is split between backends (a backend
+  // list): the segments, why nodes left the first backend and the bytes
+  // crossing per run at these sizes; empty on one backend.
+  virtual std::string placement_report(
+      const std::map<std::string, int64_t>& /*bindings*/) const {
+    return "";
+  }
 };
 
 // A device opened with BackendOptions (backend_options.h) by the factory
@@ -157,9 +164,10 @@ class Backend {
   // inside them too.
   Status supports(const Graph& graph, const Node& node) const;
   // Compiles a verified, type-inferred graph: lowers it, fails listing
-  // every node it cannot run, then compile_lowered().
-  Result<std::unique_ptr<Executable>> compile(const Graph& graph,
-                                              const CompileOptions& options);
+  // every node it cannot run, then compile_lowered(). A backend list
+  // (runtime/multi_backend.h) partitions instead.
+  virtual Result<std::unique_ptr<Executable>> compile(
+      const Graph& graph, const CompileOptions& options);
 
  protected:
   // The graph as lowering_needs() asked, every node of it supported.

@@ -8,6 +8,7 @@
 #include "backends/cuda/plugin_abi.h"
 #include "backends/reference/reference_backend.h"
 #include "runtime/cuda_plugin.h"
+#include "runtime/multi_backend.h"
 #ifdef SEQRT_HAVE_CPU_BACKEND
 #include "backends/cpu/cpu_backend.h"
 #endif
@@ -58,6 +59,9 @@ std::string default_backend() {
 
 Result<std::unique_ptr<Backend>> create_backend(const std::string& name,
                                                 const BackendOptions& options) {
+  if (name.find(',') != std::string::npos) {
+    return create_multi_backend(name, options);
+  }
   if (name == "cuda") {
     // Checked here too, so that a bad key fails alike with no GPU.
     SEQRT_RETURN_IF_ERROR(check_backend_option_keys(

@@ -17,6 +17,8 @@ std::vector<std::string> compiled_backends();
 // when built, the fastest that needs no device; else "reference".
 std::string default_backend();
 
+// A list of names separated by commas ("vulkan,cpu") makes a backend that
+// splits each graph between them (runtime/multi_backend.h).
 // kNotFound naming the compiled backends when `name` is not one of them;
 // kNoDevice when the backend is compiled but this machine has no device
 // for it (no driver, no GPU); kInvalidArgument naming the key when

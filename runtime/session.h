@@ -105,6 +105,12 @@ class Session {
       const std::map<std::string, int64_t>& bindings) const {
     return executable_->kernel_plan(bindings);
   }
+  // With a backend list: the segments and the bytes crossing per run
+  // (Executable::placement_report); empty on one backend.
+  std::string placement_report(
+      const std::map<std::string, int64_t>& bindings) const {
+    return executable_->placement_report(bindings);
+  }
 
   // Runs the compiled graph. `feeds` maps graph input names to tensors;
   // returns every graph output by name. Unknown feed names and unfed

@@ -33,6 +33,10 @@ Status print_kernel_plan(const Graph& graph, const std::string& backend,
   options.compile.dim_bindings = dims;
   SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                          Session::create(graph, options));
+  const std::string placement = session->placement_report(dims);
+  if (!placement.empty()) {
+    fmt::print("\nplacement on {}: {}", backend, placement);
+  }
   Result<std::vector<KernelPlanEntry>> plan = session->kernel_plan(dims);
   if (plan.status().code() == StatusCode::kUnsupported) {
     return plan.status().with_context("kernel plan on " + backend);

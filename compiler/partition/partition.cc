@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "compiler/infer/infer_graph.h"
 #include "compiler/passes/rewrite.h"
 
 namespace seqrt {
@@ -70,30 +71,158 @@ std::vector<std::vector<int>> group_in_order(
   return groups;
 }
 
+// Shape arithmetic (Shape -> Gather -> Concat -> Reshape's shape) is
+// copied into each segment that reads it rather than crossing: a backend
+// that records every size in advance needs such a value computed from its
+// own inputs' shapes, not fed as data. A parameter node has only small
+// integer outputs and no subgraph.
+constexpr int64_t kMaxParameterElements = 64;
+// Partitions tried before the last is kept (each refines the one before
+// by what the targets refused in their segments).
+constexpr int kMaxRounds = 8;
+
+bool is_parameter_node(const Graph& graph, const Node& node) {
+  if (node.has_subgraphs() || node.outputs.empty()) return false;
+  for (ValueId id : node.outputs) {
+    if (id == kNoValue) continue;
+    const Value& v = graph.value(id);
+    if (!is_integer(v.dtype) || !v.shape || !v.shape->is_fixed()) return false;
+    int64_t elements = 1;
+    for (int64_t d : v.shape->fixed_dims()) elements *= d;
+    if (elements > kMaxParameterElements) return false;
+  }
+  return true;
+}
+
+// A segment's own types: an input dim the whole graph could not size (a
+// value an If or a data-dependent op made) gets a symbol of its own, bound
+// from the fed tensor at run time; values whose dims use a symbol none of
+// the segment's inputs has are inferred again from the inputs, so a
+// backend that sizes everything before it runs can. Kept as it was when
+// that inference fails.
+void retype(Graph& segment) {
+  std::set<std::string> symbols;
+  for (ValueId id : segment.inputs) {
+    Value& v = segment.value(id);
+    if (!v.shape) continue;
+    for (size_t d = 0; d < v.shape->rank(); ++d) {
+      Dim& dim = (*v.shape)[d];
+      if (dim.is_unknown())
+        dim = Dim::symbol(fmt::format("{}_dim{}", v.name, d));
+      if (dim.is_symbol()) symbols.insert(dim.symbol_name());
+    }
+  }
+  Graph retyped = segment;
+  bool cleared = false;
+  const std::set<ValueId> inputs(segment.inputs.begin(), segment.inputs.end());
+  for (size_t id = 0; id < retyped.values.size(); ++id) {
+    Value& v = retyped.values[id];
+    if (inputs.count(static_cast<ValueId>(id)) ||
+        retyped.is_constant(static_cast<ValueId>(id)) || !v.shape) {
+      continue;
+    }
+    for (const Dim& dim : v.shape->dims()) {
+      if (dim.is_unknown() ||
+          (dim.is_symbol() && !symbols.count(dim.symbol_name()))) {
+        v.shape.reset();
+        cleared = true;
+        break;
+      }
+    }
+  }
+  if (cleared && infer_graph(retyped).is_ok()) segment = std::move(retyped);
+}
+
 class SegmentBuilder {
  public:
-  SegmentBuilder(const Graph& graph, const std::vector<int>& segment_of)
-      : graph_(graph), segment_of_(segment_of), index_(graph.value_index()) {
+  // `no_copy`: per segment, the parameter nodes not to copy into it (its
+  // target refused them there).
+  SegmentBuilder(const Graph& graph, const std::vector<int>& segment_of,
+                 const std::vector<std::vector<int>>& groups,
+                 std::vector<std::set<int>> no_copy)
+      : graph_(graph),
+        segment_of_(segment_of),
+        index_(graph.value_index()),
+        no_copy_(std::move(no_copy)) {
     producers_ = graph.producers();
+    for (ValueId id : graph.outputs) is_output_.insert(id);
+    graph_inputs_.insert(graph.inputs.begin(), graph.inputs.end());
+    // Each segment's nodes with its parameter copies; then which segments
+    // read each value from outside themselves.
     readers_.resize(graph.values.size());
-    for (size_t n = 0; n < graph.nodes.size(); ++n) {
-      const Node& node = graph.nodes[n];
-      for (ValueId id : node.inputs) {
-        if (id != kNoValue) readers_[id].insert(segment_of[n]);
+    for (size_t s = 0; s < groups.size(); ++s) {
+      full_.push_back(with_parameters(static_cast<int>(s), groups[s]));
+      std::set<ValueId> produced;
+      for (int n : full_.back()) {
+        const Node& node = graph.nodes[n];
+        auto read = [&](ValueId id) {
+          if (id != kNoValue && !produced.count(id)) readers_[id].insert(s);
+        };
+        for (ValueId id : node.inputs) read(id);
+        for (const auto& [name, attr] : node.attrs) {
+          if (attr.type() != AttrType::kGraph) continue;
+          for (const std::string& captured : captured_names(*attr.as_graph())) {
+            auto it = index_.find(captured);
+            if (it != index_.end()) read(it->second);
+          }
+        }
+        produced.insert(node.outputs.begin(), node.outputs.end());
       }
-      for (const auto& [name, attr] : node.attrs) {
-        if (attr.type() != AttrType::kGraph) continue;
-        for (const std::string& captured : captured_names(*attr.as_graph())) {
-          auto it = index_.find(captured);
-          if (it != index_.end()) readers_[it->second].insert(segment_of[n]);
+    }
+  }
+
+  // The parameter nodes computing `id` from constants and graph inputs,
+  // appended to `chain` in dependency order; false when something else
+  // feeds it.
+  bool parameter_chain(ValueId id, std::vector<int>& chain,
+                       std::set<int>& seen) const {
+    // Copies go into segment_ (set by with_parameters).
+    if (graph_.is_constant(id) || is_graph_input(id)) return true;
+    const int n = producers_[id];
+    if (n < 0 || !is_parameter_node(graph_, graph_.nodes[n])) return false;
+    if (seen.count(n)) return true;
+    if (no_copy_[segment_].count(n)) return false;
+    for (ValueId in : graph_.nodes[n].inputs) {
+      if (in != kNoValue && !parameter_chain(in, chain, seen)) return false;
+    }
+    seen.insert(n);
+    chain.push_back(n);
+    return true;
+  }
+
+  // The segment's nodes preceded by copies of the parameter nodes it reads
+  // from other segments.
+  std::vector<int> with_parameters(int segment, const std::vector<int>& nodes) {
+    segment_ = segment;
+    std::vector<int> chain;
+    std::set<int> seen;
+    for (int n : nodes) {
+      for (ValueId in : graph_.nodes[n].inputs) {
+        if (in == kNoValue || producers_[in] < 0 ||
+            segment_of_[producers_[in]] == segment) {
+          continue;
+        }
+        std::vector<int> part;
+        std::set<int> part_seen = seen;
+        if (parameter_chain(in, part, part_seen)) {
+          chain.insert(chain.end(), part.begin(), part.end());
+          seen = std::move(part_seen);
         }
       }
     }
-    for (ValueId id : graph.outputs) is_output_.insert(id);
+    std::vector<int> all;
+    for (int n : chain) {
+      if (segment_of_[n] != segment) all.push_back(n);
+    }
+    all.insert(all.end(), nodes.begin(), nodes.end());
+    return all;
   }
 
-  Graph build(int segment, const std::vector<int>& nodes,
-              const std::string& name) {
+  // The nodes of the whole graph `build` copies for segment s, in order.
+  const std::vector<int>& full(int s) const { return full_[s]; }
+
+  Graph build(int segment, const std::string& name) {
+    const std::vector<int>& nodes = full_[segment];
     Graph out;
     out.name = name;
     out.metadata = graph_.metadata;
@@ -126,15 +255,18 @@ class SegmentBuilder {
         if (id == kNoValue) continue;
         ValueId local = out.add_value(graph_.value(id));
         mapped[id] = local;
+        // A copied parameter node's values are its home segment's to give.
         const bool read_later =
-            is_output_.count(id) != 0 ||
-            std::any_of(readers_[id].begin(), readers_[id].end(),
-                        [&](int s) { return s != segment; });
+            segment_of_[n] == segment &&
+            (is_output_.count(id) != 0 ||
+             std::any_of(readers_[id].begin(), readers_[id].end(),
+                         [&](int s) { return s != segment; }));
         if (read_later) out.outputs.push_back(local);
         id = local;
       }
       out.nodes.push_back(std::move(node));
     }
+    retype(out);
     return out;
   }
 
@@ -143,26 +275,31 @@ class SegmentBuilder {
   const std::vector<int>& segment_of_;
   std::unordered_map<std::string, ValueId> index_;
   std::vector<int> producers_;
+  std::vector<std::set<int>> no_copy_;
+  int segment_ = 0;
+  std::vector<std::vector<int>> full_;  // per segment: its nodes to copy
   std::vector<std::set<int>> readers_;  // per value: segments reading it
   std::set<ValueId> is_output_;
+  std::set<ValueId> graph_inputs_;
+
+  bool is_graph_input(ValueId id) const { return graph_inputs_.count(id); }
 };
 
-}  // namespace
-
-Result<Partition> partition_graph(const Graph& graph,
-                                  const std::vector<PartitionTarget>& targets) {
-  if (targets.empty()) {
-    return invalid_argument("no backend to run graph '{}' on", graph.name);
-  }
-  Partition partition;
+// Each node on the first target that takes it and has not refused it.
+Status assign(const Graph& graph, const std::vector<PartitionTarget>& targets,
+              const std::vector<std::set<int>>& refused_in_segment,
+              Partition& partition) {
   for (const PartitionTarget& t : targets) partition.targets.push_back(t.name);
   std::vector<std::string> refused;
-  for (const Node& node : graph.nodes) {
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
     int chosen = -1;
     std::string why;
     std::vector<std::string> reasons;
     for (size_t t = 0; t < targets.size() && chosen < 0; ++t) {
-      Status ok = targets[t].supports(graph, node);
+      Status ok = refused_in_segment[t].count(static_cast<int>(n))
+                      ? unsupported("refused in its segment")
+                      : targets[t].supports(graph, node);
       if (ok.is_ok()) {
         chosen = static_cast<int>(t);
       } else {
@@ -175,35 +312,64 @@ Result<Partition> partition_graph(const Graph& graph,
           fmt::format("{} ({})", node.label(), fmt::join(reasons, "; ")));
     }
     partition.node_target.push_back(chosen);
+    partition.labels.push_back(node.label());
     partition.why.push_back(chosen == 0 ? std::string() : why);
   }
-  if (!refused.empty()) {
-    return unsupported("no backend of [{}] runs {} node(s) of graph '{}': {}",
-                       fmt::join(partition.targets, ", "), refused.size(),
-                       graph.name, fmt::join(refused, "; "));
+  if (refused.empty()) return Status::ok();
+  return unsupported("no backend of [{}] runs {} node(s) of graph '{}': {}",
+                     fmt::join(partition.targets, ", "), refused.size(),
+                     graph.name, fmt::join(refused, "; "));
+}
+
+}  // namespace
+
+Result<Partition> partition_graph(const Graph& graph,
+                                  const std::vector<PartitionTarget>& targets) {
+  if (targets.empty()) {
+    return invalid_argument("no backend to run graph '{}' on", graph.name);
   }
-  const std::vector<std::vector<int>> groups =
-      group_in_order(dependencies(graph), partition.node_target);
-  size_t placed = 0;
-  for (const std::vector<int>& g : groups) placed += g.size();
-  if (placed != graph.nodes.size()) {
-    return invalid_argument("graph '{}' has a cycle", graph.name);
+  // refused[t]: nodes target t refused in a segment of its own (a value
+  // the whole graph computes from shapes may arrive there as data).
+  std::vector<std::set<int>> refused(targets.size());
+  for (int round = 0;; ++round) {
+    Partition partition;
+    SEQRT_RETURN_IF_ERROR(assign(graph, targets, refused, partition));
+    const std::vector<std::vector<int>> groups =
+        group_in_order(dependencies(graph), partition.node_target);
+    size_t placed = 0;
+    for (const std::vector<int>& g : groups) placed += g.size();
+    if (placed != graph.nodes.size()) {
+      return invalid_argument("graph '{}' has a cycle", graph.name);
+    }
+    std::vector<int> segment_of(graph.nodes.size(), -1);
+    std::vector<std::set<int>> no_copy;
+    for (size_t s = 0; s < groups.size(); ++s) {
+      for (int n : groups[s]) segment_of[n] = static_cast<int>(s);
+      no_copy.push_back(refused[partition.node_target[groups[s].front()]]);
+    }
+    SegmentBuilder builder(graph, segment_of, groups, std::move(no_copy));
+    bool changed = false;
+    for (size_t s = 0; s < groups.size(); ++s) {
+      Segment segment;
+      segment.target = partition.node_target[groups[s].front()];
+      segment.nodes = groups[s];
+      segment.graph = builder.build(static_cast<int>(s),
+                                    fmt::format("{}_part{}_{}", graph.name, s,
+                                                targets[segment.target].name));
+      // Asked again where the node now stands.
+      const std::vector<int>& copied = builder.full(static_cast<int>(s));
+      for (size_t k = 0; k < copied.size(); ++k) {
+        Status ok = targets[segment.target].supports(segment.graph,
+                                                     segment.graph.nodes[k]);
+        if (ok.is_ok()) continue;
+        refused[segment.target].insert(copied[k]);
+        partition.why[copied[k]] = ok.message();
+        changed = true;
+      }
+      partition.segments.push_back(std::move(segment));
+    }
+    if (!changed || round + 1 >= kMaxRounds) return partition;
   }
-  std::vector<int> segment_of(graph.nodes.size(), -1);
-  for (size_t s = 0; s < groups.size(); ++s) {
-    for (int n : groups[s]) segment_of[n] = static_cast<int>(s);
-  }
-  SegmentBuilder builder(graph, segment_of);
-  for (size_t s = 0; s < groups.size(); ++s) {
-    Segment segment;
-    segment.target = partition.node_target[groups[s].front()];
-    segment.nodes = groups[s];
-    segment.graph = builder.build(static_cast<int>(s), groups[s],
-                                  fmt::format("{}_part{}_{}", graph.name, s,
-                                              targets[segment.target].name));
-    partition.segments.push_back(std::move(segment));
-  }
-  return partition;
 }
 
 uint64_t crossing_bytes(const Partition& partition,

@@ -34,9 +34,10 @@ struct Segment {
 
 struct Partition {
   std::vector<std::string> targets;
-  std::vector<int> node_target;   // per node of the whole graph
-  std::vector<std::string> why;   // per node: why not on the first target
-  std::vector<Segment> segments;  // in run order
+  std::vector<int> node_target;     // per node of the whole graph
+  std::vector<std::string> why;     // per node: why not on the first target
+  std::vector<std::string> labels;  // per node: Node::label()
+  std::vector<Segment> segments;    // in run order
 };
 
 // The partition of a verified, type-inferred graph. Fails when a node no

@@ -26,6 +26,8 @@ CONFIGS = {
     "cpu --no-optimize": ("cpu", ["--no-optimize"]),
     "cpu .seqrt": ("cpu", ["<seqrt>"]),
     "vulkan": ("vulkan", []),
+    # Heterogeneous: Vulkan first, the CPU for the nodes Vulkan refuses.
+    "vulkan,cpu": ("vulkan,cpu", []),
 }
 
 

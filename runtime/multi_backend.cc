@@ -1,0 +1,343 @@
+#include "runtime/multi_backend.h"
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "compiler/infer/infer_graph.h"
+#include "compiler/partition/partition.h"
+#include "runtime/backend_registry.h"
+
+namespace seqrt {
+namespace {
+
+// A segment whose inputs' ranks the whole graph does not know (an If's
+// outputs): compiled at its first run for the dims it is fed, and again
+// for each new set of dims (kept, as a backend that records fixed command
+// buffers does for each shape binding).
+class DeferredExecutable : public Executable {
+ public:
+  DeferredExecutable(Graph graph, Backend& backend, CompileOptions options)
+      : graph_(std::move(graph)), backend_(backend), options_(options) {}
+
+  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
+    std::vector<std::vector<int64_t>> key;
+    for (const Tensor& t : inputs) key.push_back(t.dims());
+    std::shared_ptr<Executable> compiled;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = compiled_.find(key);
+      if (it == compiled_.end()) {
+        SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Executable> made,
+                               compile_for(key));
+        it = compiled_.emplace(key, std::move(made)).first;
+      }
+      compiled = it->second;
+    }
+    return compiled->run(std::move(inputs));
+  }
+
+ private:
+  Result<std::shared_ptr<Executable>> compile_for(
+      const std::vector<std::vector<int64_t>>& dims) const {
+    if (dims.size() != graph_.inputs.size()) {
+      return invalid_argument("graph '{}' takes {} inputs, got {}", graph_.name,
+                              graph_.inputs.size(), dims.size());
+    }
+    Graph typed = graph_;
+    std::set<ValueId> inputs(typed.inputs.begin(), typed.inputs.end());
+    for (size_t i = 0; i < dims.size(); ++i) {
+      typed.value(typed.inputs[i]).shape = Shape::from_dims(dims[i]);
+    }
+    for (size_t id = 0; id < typed.values.size(); ++id) {
+      if (!inputs.count(static_cast<ValueId>(id)) &&
+          !typed.is_constant(static_cast<ValueId>(id))) {
+        typed.values[id].shape.reset();
+      }
+    }
+    SEQRT_RETURN_IF_ERROR(infer_graph(typed));
+    SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Executable> made,
+                           backend_.compile(typed, options_));
+    return std::shared_ptr<Executable>(std::move(made));
+  }
+
+  Graph graph_;
+  Backend& backend_;
+  CompileOptions options_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::vector<std::vector<int64_t>>,
+                   std::shared_ptr<Executable>>
+      compiled_;
+};
+
+bool has_input_of_unknown_rank(const Graph& graph) {
+  for (ValueId id : graph.inputs) {
+    if (!graph.value(id).shape) return true;
+  }
+  return false;
+}
+
+// The segments' executables run in order over one table of values.
+class PartitionedExecutable : public Executable {
+ public:
+  struct Part {
+    std::unique_ptr<Executable> executable;
+    std::string label;  // "segment 2 (cpu)"
+    std::vector<std::string> inputs, outputs;
+    std::vector<bool> last_read;  // per input: no later part reads it
+  };
+
+  PartitionedExecutable(const Graph& graph, Partition partition,
+                        std::vector<PartitionTarget> targets,
+                        std::vector<Part> parts)
+      : partition_(std::move(partition)),
+        targets_(std::move(targets)),
+        parts_(std::move(parts)) {
+    for (ValueId id : graph.inputs) inputs_.push_back(graph.value(id).name);
+    std::set<std::string> read_as_output;
+    for (ValueId id : graph.outputs) {
+      outputs_.push_back(graph.value(id).name);
+      read_as_output.insert(graph.value(id).name);
+      if (const Tensor* tensor = graph.constant(id)) {
+        constant_outputs_[graph.value(id).name] = *tensor;
+      }
+    }
+    std::set<std::string> read_later = read_as_output;
+    for (size_t p = parts_.size(); p-- > 0;) {
+      Part& part = parts_[p];
+      part.last_read.assign(part.inputs.size(), false);
+      for (size_t i = 0; i < part.inputs.size(); ++i) {
+        part.last_read[i] = read_later.insert(part.inputs[i]).second;
+      }
+    }
+  }
+
+  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
+    if (inputs.size() != inputs_.size()) {
+      return invalid_argument("the graph takes {} inputs, got {}",
+                              inputs_.size(), inputs.size());
+    }
+    std::unordered_map<std::string, Tensor> values = constant_outputs_;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      values[inputs_[i]] = std::move(inputs[i]);
+    }
+    for (const Part& part : parts_) {
+      std::vector<Tensor> in;
+      for (size_t i = 0; i < part.inputs.size(); ++i) {
+        auto it = values.find(part.inputs[i]);
+        if (it == values.end()) {
+          return internal_error(
+              "{} reads '{}', which no earlier segment "
+              "wrote",
+              part.label, part.inputs[i]);
+        }
+        if (part.last_read[i]) {
+          in.push_back(std::move(it->second));
+          values.erase(it);
+        } else {
+          in.push_back(it->second);
+        }
+      }
+      Result<std::vector<Tensor>> out = part.executable->run(std::move(in));
+      if (!out.is_ok()) return out.status().with_context(part.label);
+      for (size_t o = 0; o < part.outputs.size(); ++o) {
+        values[part.outputs[o]] = std::move((*out)[o]);
+      }
+    }
+    std::vector<Tensor> outputs;
+    for (const std::string& name : outputs_) outputs.push_back(values[name]);
+    return outputs;
+  }
+
+  std::vector<NodeProfile> profile() const override {
+    std::vector<NodeProfile> all;
+    for (const Part& part : parts_) {
+      std::vector<NodeProfile> p = part.executable->profile();
+      all.insert(all.end(), p.begin(), p.end());
+    }
+    return all;
+  }
+
+  Result<std::vector<KernelPlanEntry>> kernel_plan(
+      const std::map<std::string, int64_t>& bindings) const override {
+    std::vector<KernelPlanEntry> all;
+    for (const Part& part : parts_) {
+      Result<std::vector<KernelPlanEntry>> p =
+          part.executable->kernel_plan(bindings);
+      if (p.status().code() == StatusCode::kUnsupported) continue;
+      if (!p.is_ok()) return p.status().with_context(part.label);
+      all.insert(all.end(), p->begin(), p->end());
+    }
+    return all;
+  }
+
+  std::string placement_report(
+      const std::map<std::string, int64_t>& bindings) const override;
+
+ private:
+  Partition partition_;
+  std::vector<PartitionTarget> targets_;
+  std::vector<Part> parts_;
+  std::vector<std::string> inputs_, outputs_;
+  std::unordered_map<std::string, Tensor> constant_outputs_;
+};
+
+std::string PartitionedExecutable::placement_report(
+    const std::map<std::string, int64_t>& bindings) const {
+  std::vector<std::string> unknown;
+  const uint64_t bytes =
+      crossing_bytes(partition_, targets_, bindings, &unknown);
+  std::string text = fmt::format(
+      "{} segment(s) on [{}]; {} bytes cross between host and device per "
+      "run{}\n",
+      parts_.size(), fmt::join(partition_.targets, ", "), bytes,
+      unknown.empty()
+          ? std::string()
+          : fmt::format(" (and {} value(s) of unbound size: bind them with "
+                        "--bind)",
+                        unknown.size()));
+  for (size_t s = 0; s < partition_.segments.size(); ++s) {
+    const Segment& segment = partition_.segments[s];
+    text += fmt::format(
+        "  segment {} on {}: {} node(s), {} input(s) in, {} output(s) out, {} "
+        "constant(s) held\n",
+        s, partition_.targets[segment.target], segment.nodes.size(),
+        segment.graph.inputs.size(), segment.graph.outputs.size(),
+        segment.graph.constants.size());
+    // Why each node left the first backend (its refusal there).
+    for (int n : segment.nodes) {
+      const std::string& why = partition_.why[n];
+      if (why.empty()) continue;
+      // The refusal names the node itself.
+      text += fmt::format("    {}\n", why);
+    }
+  }
+  return text;
+}
+
+class MultiBackend : public Backend {
+ public:
+  explicit MultiBackend(std::vector<std::unique_ptr<Backend>> backends)
+      : backends_(std::move(backends)) {
+    info_ = backends_.front()->device_info();
+    std::vector<std::string> names;
+    for (const auto& b : backends_) names.push_back(b->device_info().backend);
+    info_.backend = fmt::format("{}", fmt::join(names, ","));
+    info_.name = fmt::format("{} (then {})", info_.name,
+                             fmt::join(names.begin() + 1, names.end(), ", "));
+  }
+
+  const DeviceInfo& device_info() const override { return info_; }
+
+  Status kernel_supports(const Graph& graph, const Node& node) const override {
+    std::vector<std::string> reasons;
+    for (const auto& backend : backends_) {
+      Status ok = backend->supports(graph, node);
+      if (ok.is_ok()) return ok;
+      reasons.push_back(ok.message());
+    }
+    return unsupported("{}", fmt::join(reasons, "; "));
+  }
+
+  Result<std::unique_ptr<Executable>> compile(
+      const Graph& graph, const CompileOptions& options) override {
+    std::vector<PartitionTarget> targets;
+    for (const auto& backend : backends_) {
+      const Backend* b = backend.get();
+      targets.push_back(PartitionTarget{
+          b->device_info().backend,
+          [b](const Graph& g, const Node& n) { return b->supports(g, n); },
+          b->device_info().is_host_memory});
+    }
+    SEQRT_ASSIGN_OR_RETURN(Partition partition,
+                           partition_graph(graph, targets));
+    std::vector<PartitionedExecutable::Part> parts;
+    for (size_t s = 0; s < partition.segments.size(); ++s) {
+      const Segment& segment = partition.segments[s];
+      PartitionedExecutable::Part part;
+      part.label =
+          fmt::format("segment {} ({})", s, partition.targets[segment.target]);
+      Backend& backend = *backends_[segment.target];
+      if (has_input_of_unknown_rank(segment.graph)) {
+        part.executable = std::make_unique<DeferredExecutable>(
+            segment.graph, backend, options);
+      } else {
+        Result<std::unique_ptr<Executable>> compiled =
+            backend.compile(segment.graph, options);
+        if (!compiled.is_ok()) {
+          return compiled.status().with_context(part.label);
+        }
+        part.executable = std::move(compiled).value();
+      }
+      for (ValueId id : segment.graph.inputs) {
+        part.inputs.push_back(segment.graph.value(id).name);
+      }
+      for (ValueId id : segment.graph.outputs) {
+        part.outputs.push_back(segment.graph.value(id).name);
+      }
+      parts.push_back(std::move(part));
+    }
+    return std::unique_ptr<Executable>(new PartitionedExecutable(
+        graph, std::move(partition), std::move(targets), std::move(parts)));
+  }
+
+ protected:
+  Result<std::unique_ptr<Executable>> compile_lowered(
+      const Graph&, const CompileOptions&) override {
+    return internal_error("a backend list compiles each segment on its own");
+  }
+
+ private:
+  std::vector<std::unique_ptr<Backend>> backends_;
+  DeviceInfo info_;
+};
+
+}  // namespace
+
+Result<std::vector<std::string>> parse_backend_list(const std::string& list) {
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = list.find(',', start);
+    std::string name = list.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (name.empty()) {
+      return invalid_argument(
+          "backend list '{}' has an empty name; give names separated by "
+          "commas, e.g. vulkan,cpu",
+          list);
+    }
+    if (!seen.insert(name).second) {
+      return invalid_argument("backend list '{}' names '{}' twice", list, name);
+    }
+    names.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return names;
+}
+
+Result<std::unique_ptr<Backend>> create_multi_backend(
+    const std::string& list, const BackendOptions& options) {
+  SEQRT_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                         parse_backend_list(list));
+  std::vector<std::unique_ptr<Backend>> backends;
+  for (size_t i = 0; i < names.size(); ++i) {
+    Result<std::unique_ptr<Backend>> backend =
+        create_backend(names[i], i == 0 ? options : BackendOptions{});
+    if (!backend.is_ok()) {
+      return backend.status().with_context(
+          fmt::format("backend list '{}'", list));
+    }
+    backends.push_back(std::move(backend).value());
+  }
+  if (backends.size() == 1) return std::move(backends.front());
+  return std::unique_ptr<Backend>(new MultiBackend(std::move(backends)));
+}
+
+}  // namespace seqrt
