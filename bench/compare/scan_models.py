@@ -3,11 +3,12 @@ node by node with onnx.helper and numpy weights: no seqrt op, no
 seqrt.export, no torch. They are what a user's own converter or script
 writes, so they measure how seqrt runs a standard-ONNX recurrence.
 
-Opset 17, fp32, no batch axis except the LSTM's (ONNX LSTM layout); the time
-axis of every sequence input and output is the symbolic dim "seq". The
-constants (A, gamma, W, R, b) are initializers of the main graph that the
-Scan bodies read from the outer scope; the axes of Unsqueeze/Squeeze/
-ReduceSum are Constant nodes inside the bodies.
+Opset 17, fp32, no batch axis except the LSTM's and GRU's (ONNX RNN
+layout); the time axis of every sequence input and output is the symbolic
+dim "seq". The constants (A, gamma, W, R, b, bW, bR) are initializers of the
+main graph that the Scan bodies read from the outer scope; the axes of
+Unsqueeze/Squeeze/ReduceSum and the split sizes are Constant nodes inside
+the bodies.
 
 scan_selective, Mamba-1's selective scan (S4D-real A = -[1..N] per channel):
     inputs  u (L, D), delta (L, D) in [1e-3, 0.1], B (L, N), C (L, N),
