@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
+#include <map>
 
 #include "compiler/passes/lift_scan_recurrences.h"
 #include "compiler/passes/rewrite.h"
@@ -73,8 +75,18 @@ class AffineReader {
  private:
   static constexpr int kMaxDepth = 16;
 
+  // Memoised: a body may read one value from many places (Add(a, a)
+  // nested: 2^depth paths), each read once.
   std::optional<Affine> read(ValueId v, int depth) const {
     if (depth > kMaxDepth) return std::nullopt;
+    auto known = memo_.find(v);
+    if (known != memo_.end()) return known->second;
+    std::optional<Affine> a = read_uncached(v, depth);
+    memo_.emplace(v, a);
+    return a;
+  }
+
+  std::optional<Affine> read_uncached(ValueId v, int depth) const {
     if (const Tensor* t = constant(v)) return bias(*t);
     std::optional<std::vector<int64_t>> dims = r_.dims(v);
     if (!dims || dims->empty() || *dims != sizes_.rows(dims->back()) ||
@@ -159,8 +171,9 @@ class AffineReader {
     auto attr = [&](const char* name, double fallback) {
       const Attribute* a = node.attr(name);
       if (a == nullptr) return fallback;
-      return a->type() == AttrType::kInt ? static_cast<double>(a->as_int())
-                                         : static_cast<double>(a->as_float());
+      if (a->type() == AttrType::kInt) return static_cast<double>(a->as_int());
+      return a->type() == AttrType::kFloat ? static_cast<double>(a->as_float())
+                                           : std::nan("");
     };
     if (node.inputs.size() < 2 || attr("alpha", 1) != 1 ||
         attr("beta", 1) != 1 || attr("transA", 0) != 0) {
@@ -185,11 +198,15 @@ class AffineReader {
     };
     if (node.op == "Split") {
       const Attribute* axis = node.attr("axis");
-      if (!last_axis(axis ? axis->as_int() : 0)) return false;
+      if ((axis != nullptr && axis->type() != AttrType::kInt) ||
+          !last_axis(axis ? axis->as_int() : 0)) {
+        return false;
+      }
       std::optional<std::vector<int64_t>> sizes;
       if (node.inputs.size() > 1 && node.inputs[1] != kNoValue) {
         sizes = r_.ints(node.inputs[1]);
       } else if (const Attribute* split = node.attr("split")) {
+        if (split->type() != AttrType::kInts) return false;
         sizes = split->as_ints();
       } else {
         // Equal parts.
@@ -239,6 +256,7 @@ class AffineReader {
   const ValueId x_;
   const CellSizes sizes_;
   std::vector<int> producers_;
+  mutable std::map<ValueId, std::optional<Affine>> memo_;
 };
 
 // The input of `v`'s producer when that is the ONNX `op`.
@@ -277,6 +295,7 @@ std::optional<CellSizes> cell_sizes(const ScanSite& site,
                                     const ProductReader& r, size_t num_states) {
   const Graph& body = site.body;
   if (site.num_states != num_states || body.inputs.size() != num_states + 1 ||
+      body.outputs.size() < num_states ||
       body.outputs.size() > num_states + 1) {
     return std::nullopt;
   }

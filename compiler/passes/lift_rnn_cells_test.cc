@@ -199,6 +199,7 @@ struct LstmForm : CellForm {
   bool pytorch_order = false;
   bool cell_state_first = false;  // states (c, h)
   bool per_gate = false;          // four W, four R, four biases
+  int doublings = 0;              // the gate product added to itself
 };
 
 Graph lstm_graph(const LstmForm& form, Weights& weights) {
@@ -218,7 +219,11 @@ Graph lstm_graph(const LstmForm& form, Weights& weights) {
       parts.push_back(gate_product(b, form, weights, x, h, 1, g));
     }
   } else {
-    parts = cut(b, form, gate_product(b, form, weights, x, h, 4, ""), 4);
+    ValueId gates = gate_product(b, form, weights, x, h, 4, "");
+    for (int k = 0; k < form.doublings; ++k) {
+      gates = b.add("Add", {gates, gates});
+    }
+    parts = cut(b, form, gates, 4);
   }
   ValueId i_pre = parts[0], o_pre = parts[1], f_pre = parts[2],
           g_pre = parts[3];
@@ -337,6 +342,14 @@ TEST(LiftRnnCells, LstmWithRunTimeWeightStays) {
 TEST(LiftRnnCells, LstmReadingTheOldCellStays) {
   LstmForm form;
   form.wrong_wiring = true;
+  expect_lstm_stays(form);
+}
+
+// 2^40 paths to the weights if the reader followed each: it reads each
+// value once and gives up past its depth.
+TEST(LiftRnnCells, LstmWithADeepSumStays) {
+  LstmForm form;
+  form.doublings = 40;
   expect_lstm_stays(form);
 }
 
