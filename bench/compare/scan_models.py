@@ -3,11 +3,12 @@ node by node with onnx.helper and numpy weights: no seqrt op, no
 seqrt.export, no torch. They are what a user's own converter or script
 writes, so they measure how seqrt runs a standard-ONNX recurrence.
 
-Opset 17, fp32, no batch axis except the LSTM's (ONNX LSTM layout); the time
-axis of every sequence input and output is the symbolic dim "seq". The
-constants (A, gamma, W, R, b) are initializers of the main graph that the
-Scan bodies read from the outer scope; the axes of Unsqueeze/Squeeze/
-ReduceSum are Constant nodes inside the bodies.
+Opset 17, fp32, no batch axis except the LSTM's and GRU's (ONNX RNN
+layout); the time axis of every sequence input and output is the symbolic
+dim "seq". The constants (A, gamma, W, R, b, bW, bR) are initializers of the
+main graph that the Scan bodies read from the outer scope; the axes of
+Unsqueeze/Squeeze/ReduceSum and the split sizes are Constant nodes inside
+the bodies.
 
 scan_selective, Mamba-1's selective scan (S4D-real A = -[1..N] per channel):
     inputs  u (L, D), delta (L, D) in [1e-3, 0.1], B (L, N), C (L, N),
@@ -32,6 +33,17 @@ scan_lstm, one LSTM layer's cell (ONNX LSTM gate order i, o, f, c; no peepholes)
             c = Sigmoid(f) * c + Sigmoid(i) * Tanh(g)
             h = Sigmoid(o) * Tanh(c)
     outputs y (T, 1, Hd), h_last (1, Hd), c_last (1, Hd)
+
+scan_gru, one GRU layer's cell as PyTorch writes it (gate order r, z, n;
+linear_before_reset, i.e. the reset gate scales h·Rn + bRn):
+    inputs  x (T, 1, I), h0 (1, Hd) (zeros);
+            initializers W (I, 3Hd), R (Hd, 3Hd), bW, bR (3Hd), U(±1/sqrt(Hd))
+    step    x_r, x_z, x_n = Split(MatMul(x_t, W) + bW, [Hd]*3, axis=1)
+            h_r, h_z, h_n = Split(MatMul(h, R) + bR, [Hd]*3, axis=1)
+            r = Sigmoid(x_r + h_r), z = Sigmoid(x_z + h_z)
+            n = Tanh(x_n + r * h_n)
+            h = (1 - z) * n + z * h
+    outputs y (T, 1, Hd), h_last (1, Hd)
 """
 
 import pathlib
@@ -206,6 +218,55 @@ def lstm_feeds(inputs: int, hidden: int, length: int) -> Dict[str, np.ndarray]:
             "x": rng.standard_normal((length, 1, inputs), np.float32)}
 
 
+def gru_model(inputs: int, hidden: int) -> onnx.ModelProto:
+    one = numpy_helper.from_array(np.array(1, np.float32), "one")
+    nodes = [
+        _axes("gate_sizes", [hidden] * 3),
+        helper.make_node("Constant", [], ["one"], name="one", value=one),
+        _node("MatMul", ["x_t", "W"], "x_W"),
+        _node("Add", ["x_W", "bW"], "x_gates"),
+        _node("MatMul", ["h_prev", "R"], "h_R"),
+        _node("Add", ["h_R", "bR"], "h_gates"),
+        helper.make_node("Split", ["x_gates", "gate_sizes"], ["x_r", "x_z", "x_n"],
+                         name="split_x", axis=1),
+        helper.make_node("Split", ["h_gates", "gate_sizes"], ["h_r", "h_z", "h_n"],
+                         name="split_h", axis=1),
+        _node("Add", ["x_r", "h_r"], "r_pre"),
+        _node("Sigmoid", ["r_pre"], "r"),
+        _node("Add", ["x_z", "h_z"], "z_pre"),
+        _node("Sigmoid", ["z_pre"], "z"),
+        _node("Mul", ["r", "h_n"], "r_h_n"),
+        _node("Add", ["x_n", "r_h_n"], "n_pre"),
+        _node("Tanh", ["n_pre"], "n"),
+        _node("Sub", ["one", "z"], "one_minus_z"),
+        _node("Mul", ["one_minus_z", "n"], "new_part"),
+        _node("Mul", ["z", "h_prev"], "kept_part"),
+        _node("Add", ["new_part", "kept_part"], "h"),
+        _node("Identity", ["h"], "y_t"),
+    ]
+    row = (1, hidden)
+    body = helper.make_graph(
+        nodes, "gru_step", [_value("h_prev", row), _value("x_t", (1, inputs))],
+        [_value("h", row), _value("y_t", row)])
+    rng = np.random.default_rng(2)
+    bound = 1 / np.sqrt(hidden)
+
+    def uniform(*shape):
+        return rng.uniform(-bound, bound, shape).astype(np.float32)
+
+    weights = {"W": uniform(inputs, 3 * hidden), "R": uniform(hidden, 3 * hidden),
+               "bW": uniform(3 * hidden), "bR": uniform(3 * hidden)}
+    return _scan_model(
+        "scan_gru", body, [("h0", row)], [("x", (SEQ, 1, inputs))],
+        [("h_last", row), ("y", (SEQ, 1, hidden))], weights)
+
+
+def gru_feeds(inputs: int, hidden: int, length: int) -> Dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return {"h0": np.zeros((1, hidden), np.float32),
+            "x": rng.standard_normal((length, 1, inputs), np.float32)}
+
+
 def _case(model: str, phase: str, key: str, tokens: int, build, feeds) -> Case:
     def write(path: pathlib.Path) -> Dict[str, np.ndarray]:
         onnx.save(build(), str(path))
@@ -238,6 +299,15 @@ def scan_lstm_cases(quick: bool) -> List[Case]:
                   lambda: lstm_feeds(inputs, hidden, length))]
 
 
+def scan_gru_cases(quick: bool) -> List[Case]:
+    inputs, hidden, length = (32, 32, 32) if quick else (256, 256, 512)
+    return [_case("scan_gru", f"Scan GRU cell I{inputs} H{hidden}, T {length}",
+                  f"scan_gru_i{inputs}_h{hidden}_T{length}", length,
+                  lambda: gru_model(inputs, hidden),
+                  lambda: gru_feeds(inputs, hidden, length))]
+
+
 MODELS = {"scan_selective": scan_selective_cases,
           "scan_retention": scan_retention_cases,
-          "scan_lstm": scan_lstm_cases}
+          "scan_lstm": scan_lstm_cases,
+          "scan_gru": scan_gru_cases}

@@ -1,9 +1,9 @@
 // Lifts Scan loops whose body is a recurrence seqrt has a sequence op for
-// (a selective / diagonal SSM scan, a retention state update) into that
-// op, with the layout ops around it. A lift is kept only when the Scan and
-// its replacement agree on random inputs (a few steps, the node's own
-// sizes), evaluated with the reference kernels; otherwise the Scan stays
-// and the pass notes why. See README.md.
+// (a selective / diagonal SSM scan, a retention state update, an LSTM or
+// GRU cell) into that op, with the layout ops around it. A lift is kept only
+// when the Scan and its replacement agree on random inputs (a few steps, the
+// node's own sizes), evaluated with the reference kernels; otherwise the Scan
+// stays and the pass notes why. See README.md.
 #include <cmath>
 #include <random>
 #include <set>
@@ -234,7 +234,8 @@ Result<bool> lift_scans(Graph& graph, PassNotes& notes) {
     const Graph probed = probed_body(*body, probe);
     ScanSite site{graph, graph.nodes[n], probed, num_states, probe};
     for (auto recognise : {recognise_selective_scan, recognise_retention,
-                           recognise_linear_attention}) {
+                           recognise_linear_attention, recognise_lstm,
+                           recognise_gru}) {
       std::optional<ScanLift> lift = recognise(site);
       if (!lift) continue;
       Result<double> error = lift_error(site, *lift);

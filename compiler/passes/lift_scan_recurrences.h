@@ -1,6 +1,7 @@
 // What lift_scan_recurrences' recognisers share (one file per recurrence:
-// lift_selective_scan.cc, lift_retention.cc; the pass, the checks and the
-// rewrite in lift_scan_recurrences.cc). Internal to compiler/passes.
+// lift_selective_scan.cc, lift_retention.cc, lift_rnn_cells.cc; the pass, the
+// checks and the rewrite in lift_scan_recurrences.cc). Internal to
+// compiler/passes.
 #pragma once
 
 #include <functional>
@@ -51,6 +52,9 @@ struct ScanLift {
 std::optional<ScanLift> recognise_selective_scan(const ScanSite& site);
 std::optional<ScanLift> recognise_linear_attention(const ScanSite& site);
 std::optional<ScanLift> recognise_retention(const ScanSite& site);
+// One LSTM / GRU cell step (lift_rnn_cells.cc) -> ONNX LSTM / GRU.
+std::optional<ScanLift> recognise_lstm(const ScanSite& site);
+std::optional<ScanLift> recognise_gru(const ScanSite& site);
 
 // The value of a body constant, or of a capture the outer graph holds as a
 // constant; nullptr for anything computed.

@@ -80,10 +80,11 @@ def test_quick_hugging_face_rows_agree(tmp_path):
 def test_quick_scan_rows_agree(tmp_path):
     """The recurrences written as plain-ONNX Scans (scan_models.py) run in
     both engines and agree."""
-    proc, rows = run_quick(tmp_path, "scan_selective,scan_retention,scan_lstm",
+    proc, rows = run_quick(tmp_path,
+                           "scan_selective,scan_retention,scan_lstm,scan_gru",
                            timeout=120)
     assert [r["model"] for r in rows] == [
-        "scan_selective", "scan_retention", "scan_lstm"], proc.stdout
+        "scan_selective", "scan_retention", "scan_lstm", "scan_gru"], proc.stdout
     for row in rows:
         assert float(row["ratio ORT/seqrt"]) > 0, row
         assert float(row["max rel diff"]) < 1e-4, row

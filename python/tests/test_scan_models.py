@@ -52,8 +52,21 @@ def lstm_loop(feeds, weights):
     return {"h_last": h, "c_last": c, "y": np.stack(ys)}
 
 
+def gru_loop(feeds, weights):
+    h = feeds["h0"].astype(np.float64)
+    ys = []
+    for x in feeds["x"]:
+        x_r, x_z, x_n = np.split(x @ weights["W"] + weights["bW"], 3, axis=1)
+        h_r, h_z, h_n = np.split(h @ weights["R"] + weights["bR"], 3, axis=1)
+        r, z = sigmoid(x_r + h_r), sigmoid(x_z + h_z)
+        n = np.tanh(x_n + r * h_n)
+        h = (1 - z) * n + z * h
+        ys.append(h)
+    return {"h_last": h, "y": np.stack(ys)}
+
+
 LOOPS = {"scan_selective": selective_loop, "scan_retention": retention_loop,
-         "scan_lstm": lstm_loop}
+         "scan_lstm": lstm_loop, "scan_gru": gru_loop}
 
 
 @pytest.fixture(scope="module", params=sorted(scan_models.MODELS))
