@@ -11,6 +11,7 @@
 #include "python/src/errors.h"
 #include "python/src/numpy_tensor.h"
 #include "runtime/backend_registry.h"
+#include "runtime/multi_backend.h"
 #include "runtime/model_loader.h"
 
 namespace py = pybind11;
@@ -90,17 +91,46 @@ BackendOptions backend_options_from(py::handle given) {
   return options;
 }
 
+// `backend` as a str ("cpu", "vulkan,cpu") or a list of str (["vulkan",
+// "cpu"]: heterogeneous execution), each name one of this build's.
+std::string backend_name_from(const py::object& given) {
+  std::string list;
+  if (py::isinstance<py::str>(given)) {
+    list = given.cast<std::string>();
+  } else if (py::isinstance<py::list>(given) ||
+             py::isinstance<py::tuple>(given)) {
+    std::vector<std::string> names;
+    for (py::handle item : given) {
+      if (!py::isinstance<py::str>(item)) {
+        raise_status(invalid_argument(
+            "backend list entries must be str, got {}", text(py::repr(item))));
+      }
+      names.push_back(item.cast<std::string>());
+    }
+    list = fmt::format("{}", fmt::join(names, ","));
+  } else {
+    raise_status(invalid_argument(
+        "backend must be a str or a list of str, got {}", text(py::repr(given))));
+  }
+  std::vector<std::string> backends = compiled_backends();
+  Result<std::vector<std::string>> names = parse_backend_list(list);
+  if (!names.is_ok()) raise_status(names.status());
+  for (const std::string& name : *names) {
+    if (std::find(backends.begin(), backends.end(), name) == backends.end()) {
+      raise_status(invalid_argument("unknown backend '{}'; this build has: {}",
+                                    name, fmt::join(backends, ", ")));
+    }
+  }
+  return list;
+}
+
 std::shared_ptr<Session> load_session(
-    const py::object& path, const std::string& backend, bool optimize,
+    const py::object& path, const py::object& backend_arg, bool optimize,
     const std::optional<std::map<std::string, int64_t>>& bind, int num_threads,
     bool mmap, const py::object& backend_options, int64_t kv_cache_capacity) {
   const std::string file =
       py::str(py::module_::import("os").attr("fspath")(path));
-  std::vector<std::string> backends = compiled_backends();
-  if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
-    raise_status(invalid_argument("unknown backend '{}'; this build has: {}",
-                                  backend, fmt::join(backends, ", ")));
-  }
+  const std::string backend = backend_name_from(backend_arg);
   if (num_threads < 0) {
     raise_status(
         invalid_argument("num_threads must be >= 0, got {}", num_threads));
@@ -281,13 +311,16 @@ void bind_session(py::module_& module) {
       "A model (.onnx or .seqrt) compiled once for one backend.\n\n"
       "    session = seqrt.Session('model.onnx', backend='cpu')\n"
       "    y, = session.run(['y'], {'x': x})\n")
-      .def(py::init(&load_session), py::arg("path"), py::arg("backend") = "cpu",
+      .def(py::init(&load_session), py::arg("path"),
+           py::arg("backend") = py::str("cpu"),
            py::arg("optimize") = true, py::arg("bind") = py::none(),
            py::arg("num_threads") = 0, py::arg("mmap") = true,
            py::arg("backend_options") = py::none(),
            py::arg("kv_cache_capacity") = 0,
            "Loads `path` and compiles it for `backend` (see "
-           "available_backends()). optimize=False runs the graph as given, "
+           "available_backends()); a list such as ['vulkan', 'cpu'] splits "
+           "the graph between backends, each node on the first that runs "
+           "it. optimize=False runs the graph as given, "
            "without the fusion passes; bind maps symbolic dims to sizes "
            "({'seq': 128}) for the compile; num_threads=0 is the backend's "
            "default. mmap=True maps a .seqrt file (weights used in place: the "

@@ -1,0 +1,132 @@
+#include "runtime/multi_backend.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/builder.h"
+#include "runtime/backend_registry.h"
+#include "runtime/session.h"
+#include "runtime/stream.h"
+#include "tests/device_skip.h"
+
+namespace seqrt {
+namespace {
+
+TEST(BackendList, ParsesNamesInOrder) {
+  Result<std::vector<std::string>> names = parse_backend_list(" vulkan , cpu");
+  ASSERT_TRUE(names.is_ok()) << names.status().to_string();
+  EXPECT_EQ(*names, (std::vector<std::string>{"vulkan", "cpu"}));
+}
+
+TEST(BackendList, EmptyNamesAndDuplicatesAreErrors) {
+  for (const char* bad : {"", ",", "vulkan,,cpu", "cpu,"}) {
+    Result<std::vector<std::string>> names = parse_backend_list(bad);
+    ASSERT_FALSE(names.is_ok()) << bad;
+    EXPECT_NE(names.status().message().find("empty name"), std::string::npos)
+        << names.status().message();
+  }
+  Result<std::vector<std::string>> twice = parse_backend_list("cpu,cpu");
+  ASSERT_FALSE(twice.is_ok());
+  EXPECT_NE(twice.status().message().find("names 'cpu' twice"),
+            std::string::npos)
+      << twice.status().message();
+}
+
+TEST(BackendList, AnUnknownNameIsNamed) {
+  Result<std::unique_ptr<Backend>> backend =
+      create_backend("reference,nosuch", {});
+  ASSERT_FALSE(backend.is_ok());
+  EXPECT_EQ(backend.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(backend.status().message().find("'nosuch'"), std::string::npos)
+      << backend.status().message();
+}
+
+// x -> Relu -> CumSum(axis fed at run time) -> + past -> present, y = Neg.
+// The Vulkan backend records every parameter in advance, so the CumSum
+// runs on the CPU between two Vulkan segments; the state pair spans them.
+Graph island_graph() {
+  GraphBuilder b("island");
+  ValueId x = b.input("x", DType::kF32, Shape{2, 8});
+  ValueId axis = b.input("axis", DType::kI64, Shape{});
+  ValueId past = b.input("past", DType::kF32, Shape{2, 8});
+  ValueId summed = b.add("CumSum", {b.add("Relu", {x}), axis});
+  ValueId present = b.add("Add", {summed, past});
+  b.output(b.add("Neg", {present}), "y");
+  b.output(present, "present");
+  b.state_pair(past, present);
+  Result<Graph> graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  return std::move(graph).value();
+}
+
+std::map<std::string, Tensor> feeds(float scale) {
+  std::vector<float> x(16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = scale * (float(i) - 7.5f);
+  return {{"x", Tensor::from_vector<float>({2, 8}, x)},
+          {"axis", Tensor::scalar<int64_t>(1)}};
+}
+
+void expect_equal(const Tensor& a, const Tensor& b) {
+  ASSERT_EQ(a.dims(), b.dims());
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    EXPECT_NEAR(a.element_f64(i), b.element_f64(i), 1e-5) << i;
+  }
+}
+
+class VulkanThenCpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SEQRT_CREATE_BACKEND_OR_SKIP(vulkan, "vulkan");
+  }
+  std::unique_ptr<Session> session(const std::string& backend) {
+    SessionOptions options;
+    options.backend = backend;
+    Result<std::unique_ptr<Session>> s = Session::create(island_graph(), options);
+    EXPECT_TRUE(s.is_ok()) << s.status().to_string();
+    return s.is_ok() ? std::move(s).value() : nullptr;
+  }
+};
+
+TEST_F(VulkanThenCpu, ACpuIslandBetweenVulkanSegments) {
+  std::unique_ptr<Session> mixed = session("vulkan,cpu");
+  std::unique_ptr<Session> cpu = session("cpu");
+  ASSERT_TRUE(mixed && cpu);
+  const std::string report = mixed->placement_report({});
+  EXPECT_NE(report.find("3 segment(s) on [vulkan, cpu]"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("[CumSum]"), std::string::npos) << report;
+  std::map<std::string, Tensor> in = feeds(1.0f);
+  in["past"] = Tensor::from_vector<float>({2, 8}, std::vector<float>(16, 0.5f));
+  Result<std::map<std::string, Tensor>> got = mixed->run(in);
+  Result<std::map<std::string, Tensor>> want = cpu->run(in);
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  expect_equal(got->at("y"), want->at("y"));
+  expect_equal(got->at("present"), want->at("present"));
+}
+
+TEST_F(VulkanThenCpu, AStreamWhoseStateSpansSegments) {
+  std::unique_ptr<Session> mixed = session("vulkan,cpu");
+  std::unique_ptr<Session> cpu = session("cpu");
+  ASSERT_TRUE(mixed && cpu);
+  Stream on_mixed(*mixed), on_cpu(*cpu);
+  for (float scale : {1.0f, -0.5f, 2.0f}) {
+    Result<std::map<std::string, Tensor>> got = on_mixed.run(feeds(scale));
+    Result<std::map<std::string, Tensor>> want = on_cpu.run(feeds(scale));
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+    expect_equal(got->at("y"), want->at("y"));
+  }
+}
+
+TEST_F(VulkanThenCpu, ABackendAloneKeepsItsRefusal) {
+  SessionOptions options;
+  options.backend = "vulkan";
+  Result<std::unique_ptr<Session>> alone =
+      Session::create(island_graph(), options);
+  ASSERT_FALSE(alone.is_ok());
+  EXPECT_NE(alone.status().message().find("[CumSum]"), std::string::npos)
+      << alone.status().message();
+}
+
+}  // namespace
+}  // namespace seqrt
