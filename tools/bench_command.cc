@@ -216,7 +216,9 @@ Command add_bench_command(CLI::App& app) {
       "and a per-op profile with --profile");
   sub->add_option("FILE", options->model, "Model file (.seqrt or .onnx)")
       ->required();
-  sub->add_option("--backend", options->backend, "Backend to run on")
+  sub->add_option("--backend", options->backend,
+                  "Backend to run on, or a list such as vulkan,cpu: each node "
+                  "on the first that runs it")
       ->capture_default_str();
   sub->add_option("--input", options->inputs,
                   "An input from a file, as NAME=PATH (.npy or .pb); inputs "

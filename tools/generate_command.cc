@@ -344,7 +344,8 @@ Command add_generate_command(CLI::App& app) {
       ->check(integer_in<int64_t>(1, kMaxPromptTokensCeiling))
       ->capture_default_str();
   sub->add_option("-b,--backend", options->backend,
-                  fmt::format("Backend to run on ({})",
+                  fmt::format("Backend to run on ({}), or a list such as "
+                              "vulkan,cpu: each node on the first that runs it",
                               fmt::join(compiled_backends(), ", ")))
       ->capture_default_str();
   sub->add_option("-n,--max-tokens", options->max_tokens,

@@ -167,7 +167,9 @@ Command add_inspect_command(CLI::App& app) {
                       "With --plan: also compile on this backend and print "
                       "its kernel-level plan (per node: tiling, where the "
                       "running state lives, shared memory per workgroup and "
-                      "the limit)")
+                      "the limit); a list such as vulkan,cpu also prints the "
+                      "segments, which node went where and why, and the "
+                      "bytes crossing per run")
           ->needs(plan);
   add_backend_option_flag(*sub, options->backend_options)->needs(backend);
   sub->add_option("--dot", options->dot_path,

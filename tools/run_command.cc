@@ -213,7 +213,8 @@ Command add_run_command(CLI::App& app) {
                 "With --output-dir, also write DIR/<output name>.pb (ONNX "
                 "TensorProto)");
   sub->add_option("-b,--backend", options->backend,
-                  fmt::format("Backend to run on ({})",
+                  fmt::format("Backend to run on ({}), or a list such as "
+                              "vulkan,cpu: each node on the first that runs it",
                               fmt::join(compiled_backends(), ", ")))
       ->capture_default_str();
   sub->add_option("-r,--repeat", options->repeat,
