@@ -6,6 +6,7 @@
 
 #include "compiler/infer/infer_graph.h"
 #include "compiler/passes/rewrite.h"
+#include "compiler/planner/bind_dims.h"
 
 namespace seqrt {
 namespace {
@@ -379,29 +380,22 @@ uint64_t crossing_bytes(const Partition& partition,
   uint64_t total = 0;
   for (const Segment& segment : partition.segments) {
     if (targets[segment.target].host_memory) continue;
-    std::vector<ValueId> crossing = segment.graph.inputs;
-    crossing.insert(crossing.end(), segment.graph.outputs.begin(),
-                    segment.graph.outputs.end());
+    // Sizes as the planner sees them: the segment typed again at these
+    // bindings (an output of past+seq steps included).
+    Result<Graph> bound = bind_dims(segment.graph, bindings);
+    const Graph& typed = bound.is_ok() ? *bound : segment.graph;
+    std::vector<ValueId> crossing = typed.inputs;
+    crossing.insert(crossing.end(), typed.outputs.begin(), typed.outputs.end());
     for (ValueId id : crossing) {
-      const Value& value = segment.graph.value(id);
-      uint64_t elements = 1;
-      bool known = value.shape.has_value();
-      for (size_t d = 0; known && d < value.shape->rank(); ++d) {
-        const Dim& dim = (*value.shape)[d];
-        auto bound =
-            dim.is_symbol() ? bindings.find(dim.symbol_name()) : bindings.end();
-        if (dim.is_fixed()) {
-          elements *= static_cast<uint64_t>(dim.value());
-        } else if (bound != bindings.end()) {
-          elements *= static_cast<uint64_t>(bound->second);
-        } else {
-          known = false;
-        }
-      }
-      if (!known) {
+      const Value& value = typed.value(id);
+      Result<std::vector<int64_t>> dims =
+          concrete_dims(value, nullptr, bindings);
+      if (!dims.is_ok()) {
         if (unknown != nullptr) unknown->push_back(value.name);
         continue;
       }
+      uint64_t elements = 1;
+      for (int64_t d : *dims) elements *= static_cast<uint64_t>(d);
       total += elements * dtype_size(value.dtype);
     }
   }
