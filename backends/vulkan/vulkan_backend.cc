@@ -60,6 +60,20 @@ class VulkanBackend : public Backend {
   }
 
   Status kernel_supports(const Graph& graph, const Node& node) const override {
+    // The shaders index at most kMaxRank dims; refused here rather than
+    // when recording, so that a backend list moves such a node on.
+    for (const std::vector<ValueId>* ids : {&node.inputs, &node.outputs}) {
+      for (ValueId id : *ids) {
+        if (id == kNoValue) continue;
+        const std::optional<Shape>& shape = graph.value(id).shape;
+        if (shape && shape->rank() > static_cast<size_t>(vulkan::kMaxRank)) {
+          return unsupported("{}: '{}' has rank {}; the Vulkan kernels take "
+                             "at most {}",
+                             node.label(), graph.value(id).name, shape->rank(),
+                             vulkan::kMaxRank);
+        }
+      }
+    }
     return kernel_supported(graph, node, context_.device->limits());
   }
 

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "runtime/backend_registry.h"
+#include "runtime/multi_backend.h"
 #include "tests/device_skip.h"
 #include "tests/onnx_node/expected_failures.h"
 #include "tests/onnx_node/node_test.h"
@@ -210,28 +211,35 @@ int main(int argc, char** argv) {
   const std::vector<std::string> compiled = seqrt::compiled_backends();
   std::vector<std::string> backends = compiled;
   if (!options.backend.empty()) {
-    if (std::find(compiled.begin(), compiled.end(), options.backend) ==
-        compiled.end()) {
-      return usage_error(
-          fmt::format("backend '{}' is not compiled in; "
-                      "expected one of: {}",
-                      options.backend, fmt::join(compiled, ", ")));
+    // One backend, or a list such as vulkan,cpu (heterogeneous execution).
+    auto names = seqrt::parse_backend_list(options.backend);
+    if (!names.is_ok()) return usage_error(names.status().message());
+    for (const std::string& name : *names) {
+      if (std::find(compiled.begin(), compiled.end(), name) == compiled.end()) {
+        return usage_error(
+            fmt::format("backend '{}' is not compiled in; "
+                        "expected one of: {}",
+                        name, fmt::join(compiled, ", ")));
+      }
+      // A backend with no device on this machine (no GPU, no driver) skips
+      // the whole run with its reason instead of failing every test.
+      auto probe = seqrt::create_backend(name);
+      if (!probe.is_ok() &&
+          seqrt::device_skip::may_skip_for_no_device(name, probe.status())) {
+        fmt::print("skipped: backend '{}' is not available here: {}\n", name,
+                   probe.status().message());
+        return kNoTests;
+      }
     }
     backends = {options.backend};
-    // A backend with no device on this machine (no GPU, no driver) skips
-    // the whole run with its reason instead of failing every test.
-    auto probe = seqrt::create_backend(options.backend);
-    if (!probe.is_ok() && seqrt::device_skip::may_skip_for_no_device(
-                              options.backend, probe.status())) {
-      fmt::print("skipped: backend '{}' is not available here: {}\n",
-                 options.backend, probe.status().message());
-      return kNoTests;
-    }
   }
   std::vector<ExpectedFailures> lists;
   for (const std::string& backend : backends) {
+    // "vulkan,cpu" -> expected_failures_vulkan_cpu.txt
+    std::string file = backend;
+    std::replace(file.begin(), file.end(), ',', '_');
     auto list = seqrt::onnx_node::read_expected_failures(
-        fmt::format("{}/expected_failures_{}.txt", options.lists_dir, backend));
+        fmt::format("{}/expected_failures_{}.txt", options.lists_dir, file));
     if (!list.is_ok()) return usage_error(list.status().to_string());
     lists.push_back(std::move(list).value());
   }
