@@ -47,13 +47,8 @@ Status record_gather(bool elements, const NodeArgs& args, Recorder& recorder) {
   return recorder.dispatch(dispatch);
 }
 
-Status supports_gather(bool elements, const Graph& graph, const Node& node) {
-  // Refused at compile, not when recording, so a backend list moves it on.
-  const std::optional<Shape>& shape = graph.value(node.outputs[0]).shape;
-  if (elements && shape && shape->rank() > kMaxRank) {
-    return unsupported("{}: rank {} is over the Vulkan kernel's {}",
-                       node.label(), shape->rank(), kMaxRank);
-  }
+Status supports_gather(const Graph& graph, const Node& node,
+                       const DeviceLimits&) {
   return require_words_dtype(graph, node, node.outputs[0]);
 }
 
@@ -62,11 +57,7 @@ Status supports_gather(bool elements, const Graph& graph, const Node& node) {
 void register_gather_kernels(KernelTable& table) {
   for (bool elements : {false, true}) {
     table.add(
-        {kOnnxDomain, elements ? "GatherElements" : "Gather",
-         [elements](const Graph& graph, const Node& node,
-                    const DeviceLimits&) {
-           return supports_gather(elements, graph, node);
-         },
+        {kOnnxDomain, elements ? "GatherElements" : "Gather", supports_gather,
          nullptr,
          [elements](const NodeArgs& args, const KernelTiling&, Recorder& r) {
            return record_gather(elements, args, r);
