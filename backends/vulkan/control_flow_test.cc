@@ -279,6 +279,53 @@ TEST(VulkanControlFlow, ScanOverABoundLength) {
       << other.status().to_string();
 }
 
+// An If on a constant condition whose branch holds a Scan over an unbound
+// length: the If is written out and the Scan it brings up runs as a loop.
+TEST(VulkanControlFlow, ScanInsideABranchRunsAsALoop) {
+  SEQRT_OPEN_VULKAN_OR_SKIP(backend);
+  GraphBuilder branch("then");
+  ValueId s0 = branch.capture("s0", DType::kF32, Shape{1, 4});
+  ValueId x = branch.capture("x", DType::kF32, Shape{Dim::symbol("seq"), 1, 4});
+  branch.capture("w", DType::kF32, Shape{4, 4});
+  auto outs = branch.add_node(
+      "Scan", {s0, x},
+      {{"body", recurrence_body(4)}, {"num_scan_inputs", int64_t{1}}}, 2);
+  branch.output(outs[0], "s_final");
+  branch.output(outs[1], "ys");
+  auto then_branch = std::make_shared<Graph>(std::move(branch).build().value());
+  GraphBuilder other("else");
+  other.output(
+      other.add("Neg", {other.capture("s0", DType::kF32, Shape{1, 4})}),
+      "s_final");
+  other.output(
+      other.add("Neg", {other.capture("x", DType::kF32,
+                                      Shape{Dim::symbol("seq"), 1, 4})}),
+      "ys");
+  GraphBuilder b("if_scan");
+  b.input("s0", DType::kF32, Shape{1, 4});
+  b.input("x", DType::kF32, Shape{Dim::symbol("seq"), 1, 4});
+  b.input("w", DType::kF32, Shape{4, 4});
+  auto results =
+      b.add_node("If", {b.constant("cond", Tensor::scalar<bool>(true))},
+                 {{"then_branch", then_branch},
+                  {"else_branch",
+                   std::make_shared<Graph>(std::move(other).build().value())}},
+                 2);
+  b.output(results[0], "s_final");
+  b.output(results[1], "ys");
+  Graph graph = std::move(b).build().value();
+  ASSERT_TRUE(infer_graph(graph).is_ok());
+  EXPECT_TRUE(backend->supports(graph, graph.nodes.back()).is_ok());
+  std::vector<Tensor> want, got;
+  run_with_reference(*backend, graph, scan_inputs(11, 4), want, got);
+  expect_close(got, want);
+  auto compiled = backend->compile(graph, CompileOptions{});
+  ASSERT_TRUE(compiled.is_ok());
+  auto stats = vulkan_executable(*compiled).recording_stats({{"seq", 11}});
+  ASSERT_TRUE(stats.is_ok()) << stats.status().to_string();
+  EXPECT_EQ(stats->loop_scans, 1);
+}
+
 // If on `cond` choosing Neg(x) or Abs(x).
 Graph if_model(bool constant_cond) {
   GraphBuilder then_b("then");

@@ -88,9 +88,15 @@ Status supported_after_lowering(const Graph& graph, const Node& node,
           "node cannot be: {}",
           node.label(), blocker);
     }
-    return supported_when_rewritten(
-        graph, node, needs, kernel_supports, "as copies of its body",
-        [](Graph& part) { return unroll_control_flow(part, {}); });
+    return supported_when_rewritten(graph, node, needs, kernel_supports,
+                                    "as copies of its body", [&](Graph& part) {
+                                      UnrollOptions unroll;
+                                      unroll.keep = [&](const Graph& g,
+                                                        const Node& n) {
+                                        return kernel_supports(g, n).is_ok();
+                                      };
+                                      return unroll_control_flow(part, unroll);
+                                    });
   }
   if (needs.expand_einsum && is_einsum_to_expand(node)) {
     return supported_when_rewritten(graph, node, needs, kernel_supports,
