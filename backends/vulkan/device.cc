@@ -404,13 +404,18 @@ void Device::read_limits(const VulkanOptions& options) {
 }
 
 Status Device::submit_and_wait(VkCommandBuffer commands, const char* doing) {
+  return submit_and_wait(std::vector<VkCommandBuffer>{commands}, doing);
+}
+
+Status Device::submit_and_wait(const std::vector<VkCommandBuffer>& commands,
+                               const char* doing) {
   std::lock_guard<std::mutex> lock(queue_mutex_);
   if (take_fault(Fault::kDeviceLost)) {
     return vk_error(VK_ERROR_DEVICE_LOST, doing);
   }
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &commands;
+  submit.commandBufferCount = static_cast<uint32_t>(commands.size());
+  submit.pCommandBuffers = commands.data();
   SEQRT_VK_CHECK(fns_.vkResetFences(device_, 1, &fence_), doing);
   SEQRT_VK_CHECK(fns_.vkQueueSubmit(queue_, 1, &submit, fence_), doing);
   SEQRT_VK_CHECK(fns_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX),

@@ -41,6 +41,10 @@ class Device {
   // Submits one command buffer and waits for it; the queue is locked for
   // the duration (runs from several threads share it).
   Status submit_and_wait(VkCommandBuffer commands, const char* doing);
+  // Several command buffers in one submission, in order (a buffer may
+  // appear more than once when recorded for simultaneous use).
+  Status submit_and_wait(const std::vector<VkCommandBuffer>& commands,
+                         const char* doing);
 
   // Validation messages (warnings and errors) seen so far, and the text
   // of the first few.

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "backends/vulkan/record_node.h"
+#include "backends/vulkan/scan.h"
 #include "compiler/passes/half_weights.h"
 #include "compiler/planner/bind_dims.h"
 #include "compiler/planner/op_classes.h"
@@ -24,15 +26,22 @@ struct VulkanExecutable::Prepared {
   std::unique_ptr<Recorded> recorded;
 };
 
-// One recording of the schedule over a Prepared's memory.
+// One recording of the schedule over a Prepared's memory: one program, or
+// where Scans run as loops, the programs between them and the loops'
+// bodies, submitted together in `submission` order.
 struct VulkanExecutable::Recorded {
   std::vector<NodeTiling> tilings;
-  // Error words (Recorder::error_word) copied out after every run: word i
-  // is set when node error_nodes[i] found `error_problems[i]`.
+  // Error words (Recorder::error_word) of every program, copied out after
+  // every run: word i is set when node error_nodes[i] found
+  // `error_problems[i]`.
   std::unique_ptr<Allocation> error_staging;
+  std::vector<BufferSlice> error_words;
   std::vector<int> error_nodes;
   std::vector<std::string> error_problems;
-  std::unique_ptr<Program> program;
+  size_t words_taken = 0;  // of the recorder in use
+  std::vector<std::unique_ptr<Program>> programs;
+  std::vector<std::unique_ptr<RecordedScan>> scans;
+  std::vector<VkCommandBuffer> submission;
 };
 
 // A Stream's state: per state pair two device buffers, one holding the
@@ -247,6 +256,13 @@ Result<std::unique_ptr<VulkanExecutable>> VulkanExecutable::create(
   std::unique_ptr<VulkanExecutable> executable(
       new VulkanExecutable(std::move(context), std::move(graph), options));
   SEQRT_RETURN_IF_ERROR(executable->upload_constants());
+  const Graph& lowered = executable->graph_;
+  for (size_t i = 0; i < lowered.nodes.size(); ++i) {
+    const Node& node = lowered.nodes[i];
+    if (node.domain != kOnnxDomain || node.op != "Scan") continue;
+    SEQRT_ASSIGN_OR_RETURN(executable->scan_bodies_[static_cast<int>(i)],
+                           make_scan_body(executable->context_, lowered, node));
+  }
   return executable;
 }
 
@@ -382,73 +398,110 @@ Result<std::unique_ptr<VulkanExecutable::Recorded>> VulkanExecutable::record(
     return slice;
   };
 
-  CommandRecorder recorder(context_.device, *context_.pipelines,
-                           *context_.allocator);
+  auto recorder = std::make_unique<CommandRecorder>(
+      context_.device, *context_.pipelines, *context_.allocator);
   // The previous run wrote and read the state buffers in its own
   // submission; a barrier orders this one after it.
-  if (!state_places.empty()) recorder.barrier();
+  if (!state_places.empty()) recorder->barrier();
   for (size_t i = 0; i < graph_.inputs.size(); ++i) {
     if (state_places.count(graph_.inputs[i])) continue;
     const BufferSlice& place = places[graph_.inputs[i]];
     SEQRT_RETURN_IF_ERROR(
-        recorder.copy(stage(prepared.input_at[i], place.bytes), place));
+        recorder->copy(stage(prepared.input_at[i], place.bytes), place));
   }
   const DeviceLimits& limits = context_.device->limits();
   for (int index : plan.schedule) {
-    const Node& node = graph_.nodes[index];
-    const VulkanKernel* kernel = kernel_table().find(node.domain, node.op);
-    if (kernel == nullptr) {
-      return unsupported("{}: the Vulkan backend has no kernel for this op",
-                         node.label());
-    }
-    NodeArgs args;
-    args.graph = &graph_;
-    args.node = &node;
-    for (ValueId id : node.inputs) {
-      args.inputs.push_back(id == kNoValue ? BufferSlice{} : places[id]);
-      args.input_dims.push_back(id == kNoValue ? std::vector<int64_t>{}
-                                               : plan.values[id].dims);
-      args.input_dtypes.push_back(id == kNoValue ? DType::kUndefined
-                                  : half_weights_.count(id)
-                                      ? DType::kF16
-                                      : graph_.values[id].dtype);
-    }
-    for (ValueId id : node.outputs) {
-      args.outputs.push_back(id == kNoValue ? BufferSlice{} : places[id]);
-      args.output_dims.push_back(id == kNoValue ? std::vector<int64_t>{}
-                                                : plan.values[id].dims);
-      args.output_dtypes.push_back(id == kNoValue ? DType::kUndefined
-                                                  : graph_.values[id].dtype);
+    if (scan_bodies_.count(index)) {
+      SEQRT_RETURN_IF_ERROR(
+          record_loop_scan(index, prepared, places, recorder, *recorded));
+      continue;
     }
     KernelTiling tiling;
-    if (kernel->plan) {
-      Result<KernelTiling> planned = kernel->plan(args, limits);
-      if (!planned.is_ok()) {
-        return planned.status().with_context("planning " + node.label());
-      }
-      tiling = std::move(planned).value();
-      recorded->tilings.push_back({index, tiling});
-    }
-    Status status = kernel->record(args, tiling, recorder);
-    if (!status.is_ok()) {
-      return status.with_context("recording " + node.label());
-    }
-    recorded->error_nodes.resize(recorder.error_words().size(), index);
+    bool planned = false;
+    SEQRT_RETURN_IF_ERROR(record_node(graph_, index, plan, places,
+                                      half_weights_, limits, *recorder, tiling,
+                                      planned));
+    if (planned) recorded->tilings.push_back({index, std::move(tiling)});
+    take_error_words(*recorder, index, *recorded);
   }
   for (size_t i = 0; i < graph_.outputs.size(); ++i) {
     if (state_places.count(graph_.outputs[i])) continue;
     const BufferSlice& place = places[graph_.outputs[i]];
     SEQRT_RETURN_IF_ERROR(
-        recorder.copy(place, stage(prepared.output_at[i], place.bytes)));
+        recorder->copy(place, stage(prepared.output_at[i], place.bytes)));
   }
-  SEQRT_RETURN_IF_ERROR(record_error_copies(recorder, *recorded));
-  SEQRT_ASSIGN_OR_RETURN(recorded->program, recorder.finish());
+  SEQRT_RETURN_IF_ERROR(record_error_copies(*recorder, *recorded));
+  SEQRT_RETURN_IF_ERROR(finish_program(recorder, *recorded, false));
   return recorded;
+}
+
+void VulkanExecutable::take_error_words(const CommandRecorder& recorder,
+                                        int index, Recorded& recorded) const {
+  const auto& words = recorder.error_words();
+  for (; recorded.words_taken < words.size(); ++recorded.words_taken) {
+    const auto& word = words[recorded.words_taken];
+    recorded.error_words.push_back(word.word);
+    recorded.error_nodes.push_back(index);
+    recorded.error_problems.push_back(word.problem);
+  }
+}
+
+Status VulkanExecutable::finish_program(
+    std::unique_ptr<CommandRecorder>& recorder, Recorded& recorded,
+    bool next) const {
+  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, recorder->finish());
+  recorded.submission.push_back(program->commands());
+  recorded.programs.push_back(std::move(program));
+  recorder.reset();
+  recorded.words_taken = 0;
+  if (next) {
+    recorder = std::make_unique<CommandRecorder>(
+        context_.device, *context_.pipelines, *context_.allocator);
+    // Orders this program after the previous submitted command buffer.
+    recorder->barrier();
+  }
+  return Status::ok();
+}
+
+Status VulkanExecutable::record_loop_scan(
+    int index, const Prepared& prepared, const std::vector<BufferSlice>& places,
+    std::unique_ptr<CommandRecorder>& recorder, Recorded& recorded) const {
+  const Node& node = graph_.nodes[index];
+  const ScanBody& body = *scan_bodies_.at(index);
+  ScanOuter outer;
+  outer.node = &node;
+  outer.bindings = prepared.plan.dim_bindings;
+  for (ValueId id : node.inputs) {
+    outer.inputs.push_back(places[id]);
+    outer.input_dims.push_back(prepared.plan.values[id].dims);
+  }
+  for (ValueId id : node.outputs) {
+    outer.outputs.push_back(id == kNoValue ? BufferSlice{} : places[id]);
+  }
+  for (ValueId id : body.outer_captures) {
+    outer.captures.push_back(places[id]);
+    outer.capture_dims.push_back(prepared.plan.values[id].dims);
+  }
+  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<RecordedScan> scan,
+                         record_scan(context_, body, outer));
+  SEQRT_RETURN_IF_ERROR(record_scan_entry(*scan, outer, *recorder));
+  for (const auto& word : scan->error_words) {
+    recorded.error_words.push_back(word.word);
+    recorded.error_nodes.push_back(index);
+    recorded.error_problems.push_back(word.problem);
+  }
+  SEQRT_RETURN_IF_ERROR(finish_program(recorder, recorded, true));
+  for (int64_t t = 0; t < scan->steps; ++t) {
+    recorded.submission.push_back(scan->bodies[t % 2]->commands());
+  }
+  SEQRT_RETURN_IF_ERROR(record_scan_exit(*scan, outer, *recorder));
+  recorded.scans.push_back(std::move(scan));
+  return Status::ok();
 }
 
 Status VulkanExecutable::record_error_copies(CommandRecorder& recorder,
                                              Recorded& recorded) const {
-  const auto& words = recorder.error_words();
+  const auto& words = recorded.error_words;
   if (words.empty()) return Status::ok();
   SEQRT_ASSIGN_OR_RETURN(
       recorded.error_staging,
@@ -458,8 +511,7 @@ Status VulkanExecutable::record_error_copies(CommandRecorder& recorder,
     BufferSlice slot = recorded.error_staging->slice();
     slot.offset += 4 * i;
     slot.bytes = 4;
-    SEQRT_RETURN_IF_ERROR(recorder.copy(words[i].word, slot));
-    recorded.error_problems.push_back(words[i].problem);
+    SEQRT_RETURN_IF_ERROR(recorder.copy(words[i], slot));
   }
   return Status::ok();
 }
@@ -514,7 +566,8 @@ Result<std::vector<Tensor>> VulkanExecutable::execute(
     count(true, fed[i]->byte_size());
     count_process(true, fed[i]->byte_size());
   }
-  SEQRT_RETURN_IF_ERROR(recorded.program->run("running the graph"));
+  SEQRT_RETURN_IF_ERROR(context_.device->submit_and_wait(recorded.submission,
+                                                         "running the graph"));
   SEQRT_RETURN_IF_ERROR(check_error_words(recorded));
   std::vector<Tensor> outputs;
   for (size_t i = 0; i < graph_.outputs.size(); ++i) {
@@ -763,6 +816,29 @@ Result<std::vector<KernelPlanEntry>> VulkanExecutable::kernel_plan(
                        tiling.shared_limit});
   }
   return entries;
+}
+
+Result<VulkanExecutable::RecordingStats> VulkanExecutable::recording_stats(
+    const std::map<std::string, int64_t>& bindings) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::map<std::string, int64_t> all = dim_bindings_;
+  for (const auto& [name, size] : bindings) all[name] = size;
+  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, build(all));
+  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Recorded> recorded,
+                         record(*prepared, {}));
+  RecordingStats stats;
+  stats.nodes = static_cast<int>(graph_.nodes.size());
+  for (const auto& program : recorded->programs) {
+    stats.dispatches += program->dispatches();
+  }
+  for (const auto& scan : recorded->scans) {
+    ++stats.loop_scans;
+    stats.nodes += scan->body_nodes;
+    for (const auto& body : scan->bodies)
+      stats.dispatches += body->dispatches();
+  }
+  stats.submitted = recorded->submission.size();
+  return stats;
 }
 
 int VulkanExecutable::programs_recorded() const {

@@ -27,6 +27,9 @@
 
 namespace seqrt::vulkan {
 
+struct ScanBody;
+struct ScanOuter;
+
 struct DeviceContext {
   std::shared_ptr<Device> device;
   std::shared_ptr<Allocator> allocator;
@@ -85,6 +88,19 @@ class VulkanExecutable : public Executable {
   // Programs recorded for run() (a state's own programs are not counted).
   int programs_recorded() const;
 
+  // What a recording for these dims holds: nodes of the graph and of the
+  // bodies of the Scans that run as loops (scan.h), dispatches recorded
+  // in all programs, and command buffers submitted per run (a loop's body
+  // once per step).
+  struct RecordingStats {
+    int nodes = 0;
+    int loop_scans = 0;
+    int dispatches = 0;
+    size_t submitted = 0;
+  };
+  Result<RecordingStats> recording_stats(
+      const std::map<std::string, int64_t>& bindings) const;
+
  private:
   struct Prepared;
   struct Recorded;
@@ -102,7 +118,22 @@ class VulkanExecutable : public Executable {
   Result<std::unique_ptr<Recorded>> record(
       Prepared& prepared,
       const std::map<ValueId, BufferSlice>& state_places) const;
-  // Copies the kernels' error words out at the end of the program, and
+  // Records graph_.nodes[index], a Scan that runs as a loop: ends the
+  // current program, adds the body programs once per step to the
+  // submission and starts the next program in `recorder`.
+  Status record_loop_scan(int index, const Prepared& prepared,
+                          const std::vector<BufferSlice>& places,
+                          std::unique_ptr<CommandRecorder>& recorder,
+                          Recorded& recorded) const;
+  // Ends the program in `recorder` (appended to the submission) and, with
+  // `next`, starts another whose first step is a barrier.
+  Status finish_program(std::unique_ptr<CommandRecorder>& recorder,
+                        Recorded& recorded, bool next) const;
+  // Takes the error words `recorder` asked for since the last call as
+  // node `index`'s.
+  void take_error_words(const CommandRecorder& recorder, int index,
+                        Recorded& recorded) const;
+  // Copies every error word out at the end of the last program, and
   // checks them after a run (Recorder::error_word).
   Status record_error_copies(CommandRecorder& recorder,
                              Recorded& recorded) const;
@@ -124,6 +155,8 @@ class VulkanExecutable : public Executable {
   // Weights stored as fp16 on the device (Device::fp16_weights); their
   // kernels see them as kF16.
   std::set<ValueId> half_weights_;
+  // The Scans that run as loops, by node index (scan.h).
+  std::map<int, std::unique_ptr<ScanBody>> scan_bodies_;
   mutable std::mutex mutex_;  // one run at a time; guards prepared_
   mutable std::map<std::vector<std::vector<int64_t>>, std::shared_ptr<Prepared>>
       prepared_;

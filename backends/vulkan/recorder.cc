@@ -174,7 +174,9 @@ Status CommandRecorder::fill(const BufferSlice& dst, uint32_t word) {
 
 Result<BufferSlice> CommandRecorder::error_word(const std::string& problem) {
   SEQRT_ASSIGN_OR_RETURN(BufferSlice word, scratch(4));
-  SEQRT_RETURN_IF_ERROR(fill(word, 0));  // before the node's dispatches
+  if (zero_error_words_) {
+    SEQRT_RETURN_IF_ERROR(fill(word, 0));  // before the node's dispatches
+  }
   error_words_.push_back({word, problem});
   return word;
 }
@@ -221,6 +223,7 @@ Result<std::unique_ptr<Program>> CommandRecorder::finish() {
                  "allocating a command buffer");
   VkCommandBuffer cmd = program.commands_;
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
   SEQRT_VK_CHECK(fn.vkBeginCommandBuffer(cmd, &begin), "recording commands");
 
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};

@@ -24,6 +24,9 @@ class Program {
 
   // Submits the commands and waits for them.
   Status run(const char* doing) const;
+  // The command buffer, recorded for simultaneous use: a Scan's body
+  // program appears once per step in one submission (run_programs).
+  VkCommandBuffer commands() const { return commands_; }
   int dispatches() const { return dispatches_; }
   int barriers() const { return barriers_; }
 
@@ -62,6 +65,11 @@ class CommandRecorder : public Recorder {
   // whose buffers the previous run's program also used).
   void barrier();
 
+  // Error words asked for from now on are not zeroed here: a Scan's body
+  // program runs once per step, so its words are zeroed once before the
+  // loop by the program that precedes it (the caller's job).
+  void defer_error_word_zeroing() { zero_error_words_ = false; }
+
   // Records every step into a new command buffer; the recorder is spent.
   Result<std::unique_ptr<Program>> finish();
 
@@ -90,6 +98,7 @@ class CommandRecorder : public Recorder {
   std::vector<Step> steps_;
   std::vector<BufferSlice> written_, read_;  // since the last barrier
   std::vector<ErrorWord> error_words_;
+  bool zero_error_words_ = true;
   std::unique_ptr<Program> program_;
 };
 

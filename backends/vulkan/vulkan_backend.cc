@@ -4,6 +4,7 @@
 
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "backends/vulkan/scan.h"
 
 namespace seqrt {
 namespace {
@@ -15,7 +16,37 @@ using vulkan::VulkanKernel;
 constexpr VkDeviceSize kBlockBytes = 64ull << 20;
 
 Status kernel_supported(const Graph& graph, const Node& node,
+                        const vulkan::DeviceLimits& limits);
+
+// A Scan the executable runs as a loop (scan.h): its layout fits and every
+// body node has a kernel. Control flow inside the body is written out.
+Status loop_scan_supported(const Graph& graph, const Node& node,
+                           const vulkan::DeviceLimits& limits) {
+  const std::string blocker = vulkan::loop_scan_blocker(graph, node);
+  if (!blocker.empty()) {
+    return unsupported("{}: cannot run as a loop: {}", node.label(), blocker);
+  }
+  const Graph& body = *node.attr("body")->as_graph();
+  for (const Node& inner : body.nodes) {
+    if (inner.domain == kOnnxDomain &&
+        (inner.op == "Scan" || inner.op == "Loop" || inner.op == "If")) {
+      return unsupported("{}: cannot run as a loop: its body holds {}",
+                         node.label(), inner.label());
+    }
+    Status status = kernel_supported(body, inner, limits);
+    if (!status.is_ok()) {
+      return unsupported("{}: cannot run as a loop: {}", node.label(),
+                         status.message());
+    }
+  }
+  return Status::ok();
+}
+
+Status kernel_supported(const Graph& graph, const Node& node,
                         const vulkan::DeviceLimits& limits) {
+  if (node.domain == kOnnxDomain && node.op == "Scan") {
+    return loop_scan_supported(graph, node, limits);
+  }
   // FusedElementwise's body is compiled into its kernel's program.
   bool body_compiled =
       node.domain == kSeqrtDomain && node.op == "FusedElementwise";
@@ -46,9 +77,10 @@ class VulkanBackend : public Backend {
     return context_.device->info();
   }
 
-  // Command buffers are recorded once, so control flow, RungeKutta stages,
-  // variadic ops and Einsum chains are written out first, and f16 tensors
-  // the f16 kernels do not take are computed in f32.
+  // Command buffers are recorded once, so control flow (but the Scans
+  // kernel_supports() takes, which run as loops: scan.h), RungeKutta
+  // stages, variadic ops and Einsum chains are written out first, and f16
+  // tensors the f16 kernels do not take are computed in f32.
   LoweringNeeds lowering_needs() const override {
     LoweringNeeds needs;
     needs.unroll_control_flow = true;

@@ -79,6 +79,8 @@ Status supported_after_lowering(const Graph& graph, const Node& node,
                                 const LoweringNeeds& needs,
                                 const NodeSupport& kernel_supports) {
   if (needs.unroll_control_flow && is_control_flow(node)) {
+    // A backend that runs this node itself (Vulkan's Scan loops) keeps it.
+    if (kernel_supports(graph, node).is_ok()) return Status::ok();
     const std::string blocker = unroll_blocker(graph, node, {});
     if (!blocker.empty()) {
       return unsupported(
@@ -86,9 +88,15 @@ Status supported_after_lowering(const Graph& graph, const Node& node,
           "node cannot be: {}",
           node.label(), blocker);
     }
-    return supported_when_rewritten(
-        graph, node, needs, kernel_supports, "as copies of its body",
-        [](Graph& part) { return unroll_control_flow(part, {}); });
+    return supported_when_rewritten(graph, node, needs, kernel_supports,
+                                    "as copies of its body", [&](Graph& part) {
+                                      UnrollOptions unroll;
+                                      unroll.keep = [&](const Graph& g,
+                                                        const Node& n) {
+                                        return kernel_supports(g, n).is_ok();
+                                      };
+                                      return unroll_control_flow(part, unroll);
+                                    });
   }
   if (needs.expand_einsum && is_einsum_to_expand(node)) {
     return supported_when_rewritten(graph, node, needs, kernel_supports,
@@ -118,6 +126,9 @@ Status lower_graph(Graph& graph, const LoweringNeeds& needs,
   if (needs.unroll_control_flow) {
     UnrollOptions unroll;
     unroll.dim_bindings = dim_bindings;
+    unroll.keep = [&](const Graph& g, const Node& n) {
+      return kernel_supports(g, n).is_ok();
+    };
     SEQRT_ASSIGN_OR_RETURN(bool unrolled, unroll_control_flow(graph, unroll));
     if (unrolled) SEQRT_RETURN_IF_ERROR(infer_graph(graph));
   }

@@ -17,6 +17,8 @@ struct LoweringNeeds {
   // If, Scan and Loop written out as copies of their branch or body where
   // the condition, length or trip count is known at compile
   // (passes/unroll_control_flow.h): for backends that record fixed work.
+  // A control-flow node `kernel_supports` accepts stays (Vulkan's Scan
+  // loops, backends/vulkan/scan.h).
   bool unroll_control_flow = false;
   bool expand_runge_kutta = false;  // RungeKutta as its stages
   bool expand_variadic = false;     // Sum/Max/Min as two-input chains

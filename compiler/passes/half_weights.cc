@@ -13,6 +13,16 @@ std::set<ValueId> select_half_weights(const Graph& graph) {
   std::set<ValueId> other(graph.outputs.begin(), graph.outputs.end());
   for (const StatePair& pair : graph.state_pairs) other.insert(pair.input);
   for (const Node& node : graph.nodes) {
+    // A subgraph's kernels (a Vulkan Scan run as a loop) read what it
+    // captures as it stands.
+    for (const auto& [name, attr] : node.attrs) {
+      if (attr.type() != AttrType::kGraph) continue;
+      const Graph& body = *attr.as_graph();
+      for (ValueId capture : body.captures) {
+        ValueId outer = graph.find_value(body.value(capture).name);
+        if (outer != kNoValue) other.insert(outer);
+      }
+    }
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       ValueId id = node.inputs[i];
       const Tensor* tensor = graph.constant(id);

@@ -36,6 +36,30 @@ TEST(HalfWeights, SelectsWeightsOnlyProductsRead) {
   EXPECT_EQ(select_half_weights(graph), (std::set<ValueId>{w, v}));
 }
 
+// A weight a subgraph captures is read there as fp32 (a Vulkan Scan run
+// as a loop binds the enclosing value to its body's kernels).
+TEST(HalfWeights, KeepsWeightsASubgraphCaptures) {
+  GraphBuilder body_b("body");
+  ValueId s = body_b.input("s", DType::kF32, Shape{1, 8});
+  ValueId x_t = body_b.input("x_t", DType::kF32, Shape{1, 8});
+  ValueId captured = body_b.capture("w", DType::kF32, Shape{8, 8});
+  ValueId next = body_b.add("Add", {body_b.add("MatMul", {s, captured}), x_t});
+  body_b.output(next, "s_next");
+  body_b.output(body_b.add("Neg", {next}), "y");
+  auto body = std::make_shared<Graph>(build_or_die(std::move(body_b)));
+  GraphBuilder b("scan");
+  ValueId s0 = b.input("s0", DType::kF32, Shape{1, 8});
+  ValueId xs = b.input("xs", DType::kF32, Shape{3, 1, 8});
+  ValueId w = b.constant("w", random_tensor({8, 8}, 6));
+  ValueId v = b.constant("v", random_tensor({8, 8}, 7));
+  auto outs = b.add_node("Scan", {s0, xs},
+                         {{"body", body}, {"num_scan_inputs", int64_t{1}}}, 2);
+  b.output(b.add("MatMul", {b.add("MatMul", {outs[0], w}), v}), "z");
+  b.output(outs[1], "ys");
+  Graph graph = build_or_die(std::move(b));
+  EXPECT_EQ(select_half_weights(graph), (std::set<ValueId>{v}));
+}
+
 TEST(HalfWeights, RoundsToNearestHalf) {
   Tensor w = random_tensor({64}, 5);
   Result<Tensor> half = to_half(w);

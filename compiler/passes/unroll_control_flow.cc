@@ -389,6 +389,7 @@ Result<bool> unroll_control_flow(Graph& graph, const UnrollOptions& options) {
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const Node& node = graph.nodes[i];
       if (!is_control_flow(node) ||
+          (options.keep && options.keep(graph, node)) ||
           !unroll_blocker(graph, node, options).empty()) {
         continue;
       }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -21,6 +22,9 @@ struct UnrollOptions {
   std::map<std::string, int64_t> dim_bindings;
   // At most this many body nodes written out for one node.
   int64_t max_nodes = 16384;
+  // Control-flow nodes the backend runs itself (a Vulkan Scan run as a
+  // loop): left as they are. Null: none.
+  std::function<bool(const Graph&, const Node&)> keep;
 };
 
 // ONNX If, Scan or Loop.

@@ -1,7 +1,8 @@
 // Conformance cases of ops/control: If taking each branch (with captures,
 // a constant cond, branches of different shapes), Scan (cumulative sum,
 // reverse direction, axis 1, several scan inputs, states with scan inputs
-// and outputs in both directions), Loop (trip count, early
+// and outputs in both directions, all along axis 0 as the Vulkan backend
+// runs them as loops), Loop (trip count, early
 // stop by the body's cond, while-style, zero iterations, a scan output that
 // is the carried value), and error cases.
 #include <cstdio>
@@ -138,7 +139,43 @@ std::shared_ptr<Graph> swap_body() {
   return finish(std::move(b));
 }
 
+// All along axis 0, so the Vulkan backend runs it as a loop (its body
+// recorded once): state s, slices x and y (y reversed), a captured scale ->
+// s' = s + x * y * scale, given also as a scan output (one value, two
+// outputs), and y - x stacked reversed.
+std::shared_ptr<Graph> axis0_loop_body() {
+  GraphBuilder b("axis0_loop_body");
+  ValueId s = b.input("s", DType::kF32, Shape{5});
+  ValueId x = b.input("x", DType::kF32, Shape{5});
+  ValueId y = b.input("y", DType::kF32, Shape{5});
+  ValueId scale = b.capture("scale", DType::kF32, Shape{});
+  ValueId s_next =
+      b.add("Add", {s, b.add("Mul", {b.add("Mul", {x, y}), scale})});
+  b.output(s_next, "s_next");
+  b.output(s_next, "s_steps");
+  b.output(b.add("Sub", {y, x}), "y_minus_x");
+  return finish(std::move(b));
+}
+
 void add_scan_cases(std::vector<OpCase>& cases) {
+  OpCase axis0 =
+      make_case("Scan", "axis0_reversed_capture_shared_output",
+                {random_tensor(DType::kF32, {5}, 109),
+                 random_tensor(DType::kF32, {6, 5}, 110),
+                 random_tensor(DType::kF32, {6, 5}, 111)},
+                {{"body", axis0_loop_body()},
+                 {"num_scan_inputs", 2},
+                 {"scan_input_directions", std::vector<int64_t>{0, 1}},
+                 {"scan_output_directions", std::vector<int64_t>{0, 1}}},
+                3);
+  axis0.outer_values = {{"scale", Tensor::scalar<float>(0.25f)}};
+  cases.push_back(axis0);
+  cases.push_back(make_case(
+      "Scan", "cumsum_i64_axis0",
+      {random_tensor(DType::kI64, {3}, 112, -5, 5),
+       random_tensor(DType::kI64, {4, 3}, 113, -5, 5)},
+      {{"body", cumsum_body(DType::kI64, Shape{3})}, {"num_scan_inputs", 1}},
+      2));
   cases.push_back(make_case("Scan", "states_swap_places",
                             {random_tensor(DType::kF32, {16}, 106),
                              random_tensor(DType::kF32, {16}, 107),
