@@ -70,6 +70,31 @@ TEST_F(CApiSession, RunsOnEveryBackendAlike) {
   seqrt_session_release(cpu);
 }
 
+// A backend list: each node on the first backend that runs it (the
+// reference backend runs all here), the same answer as one backend.
+TEST_F(CApiSession, ABackendListRunsAlike) {
+  ASSERT_EQ(seqrt_session_options_set_backend(options_, "reference,cpu"),
+            SEQRT_OK);
+  ASSERT_EQ(create(), SEQRT_OK) << seqrt_last_error_message();
+  const char* name = nullptr;
+  ASSERT_EQ(seqrt_session_backend_name(session_, &name), SEQRT_OK);
+  EXPECT_STREQ(name, "reference,cpu");
+  std::vector<float> got = run_y(session_, 5);
+  seqrt_session* cpu = nullptr;
+  ASSERT_EQ(seqrt_session_create(model_, nullptr, &cpu), SEQRT_OK);
+  std::vector<float> want = run_y(cpu, 5);
+  seqrt_session_release(cpu);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4);
+}
+
+TEST_F(CApiSession, ABadBackendListIsNamed) {
+  ASSERT_EQ(seqrt_session_options_set_backend(options_, "cpu,,reference"),
+            SEQRT_OK);
+  EXPECT_EQ(create(), SEQRT_INVALID_ARGUMENT);
+  EXPECT_TRUE(message_has("empty name")) << seqrt_last_error_message();
+}
+
 TEST_F(CApiSession, UnknownBackendIsNotFoundListingTheBackends) {
   ASSERT_EQ(seqrt_session_options_set_backend(options_, "tpu"), SEQRT_OK);
   EXPECT_EQ(create(), SEQRT_NOT_FOUND);
