@@ -3,7 +3,7 @@
 
     build/venv/bin/python bench/compare_onnxruntime.py [--quick] \
         [--models bert,gpt2,mamba,retnet,titans,hf_gpt2,hf_llama,hf_bert,hf_mamba,
-                  scan_selective,scan_retention,scan_lstm,scan_gru]
+                  scan_selective,scan_retention,scan_delta,scan_lstm,scan_gru]
         [--repeat N] [--workdir DIR]
 
 Exports the models (seeded random weights; cached in --workdir; the hf_*

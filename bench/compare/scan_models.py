@@ -26,6 +26,15 @@ scan_retention, RetNet's recurrent form (gamma_h = 1 - 2^(-5-h) for H = 8):
             o_t = Squeeze(MatMul(Unsqueeze(q_t, 1), S), 1)     (H, d)
     outputs o (T, H, d), S_last (H, d, d)
 
+scan_delta, DeltaNet's delta rule (keys L2-normalised, beta in (0, 1)):
+    inputs  q, k, v (T, H, d) (q scaled by d^-1/2), beta (T, H), S0 (H, d, d)
+            (zeros)
+    step    Sk  = Squeeze(MatMul(Unsqueeze(k_t, 1), S), 1)            (H, d)
+            u   = Unsqueeze(beta_t, 1) * (v_t - Sk)
+            S   = S + Unsqueeze(k_t, 2) * Unsqueeze(u, 1)
+            o_t = Squeeze(MatMul(Unsqueeze(q_t, 1), S), 1)
+    outputs o (T, H, d), S_last (H, d, d)
+
 scan_lstm, one LSTM layer's cell (ONNX LSTM gate order i, o, f, c; no peepholes):
     inputs  x (T, 1, I), h0 (1, Hd), c0 (1, Hd) (zeros);
             initializers W (I, 4Hd), R (Hd, 4Hd), b (4Hd), U(±1/sqrt(Hd))
@@ -267,6 +276,50 @@ def gru_feeds(inputs: int, hidden: int, length: int) -> Dict[str, np.ndarray]:
             "x": rng.standard_normal((length, 1, inputs), np.float32)}
 
 
+def delta_model(heads: int, dim: int) -> onnx.ModelProto:
+    nodes = [
+        _axes("axis1", [1]), _axes("axis2", [2]),
+        _node("Unsqueeze", ["k_t", "axis1"], "k_row"),
+        _node("MatMul", ["k_row", "S_prev"], "k_S"),
+        _node("Squeeze", ["k_S", "axis1"], "S_k"),
+        _node("Sub", ["v_t", "S_k"], "error"),
+        _node("Unsqueeze", ["beta_t", "axis1"], "beta_col"),
+        _node("Mul", ["beta_col", "error"], "update"),
+        _node("Unsqueeze", ["k_t", "axis2"], "k_col"),
+        _node("Unsqueeze", ["update", "axis1"], "update_row"),
+        _node("Mul", ["k_col", "update_row"], "k_update"),
+        _node("Add", ["S_prev", "k_update"], "S"),
+        _node("Unsqueeze", ["q_t", "axis1"], "q_row"),
+        _node("MatMul", ["q_row", "S"], "q_S"),
+        _node("Squeeze", ["q_S", "axis1"], "o_t"),
+    ]
+    state = (heads, dim, dim)
+    body = helper.make_graph(
+        nodes, "delta_step",
+        [_value("S_prev", state), _value("q_t", (heads, dim)),
+         _value("k_t", (heads, dim)), _value("v_t", (heads, dim)),
+         _value("beta_t", (heads,))],
+        [_value("S", state), _value("o_t", (heads, dim))])
+    sequence = (SEQ, heads, dim)
+    return _scan_model(
+        "scan_delta", body, [("S0", state)],
+        [("q", sequence), ("k", sequence), ("v", sequence),
+         ("beta", (SEQ, heads))],
+        [("S_last", state), ("o", sequence)], {})
+
+
+def delta_feeds(heads: int, dim: int, length: int) -> Dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    shape = (length, heads, dim)
+    k = rng.standard_normal(shape, np.float32)
+    k /= np.linalg.norm(k, axis=-1, keepdims=True)
+    return {"S0": np.zeros((heads, dim, dim), np.float32),
+            "q": rng.standard_normal(shape, np.float32) / np.float32(np.sqrt(dim)),
+            "k": k,
+            "v": rng.standard_normal(shape, np.float32),
+            "beta": rng.uniform(0.1, 0.9, (length, heads)).astype(np.float32)}
+
+
 def _case(model: str, phase: str, key: str, tokens: int, build, feeds) -> Case:
     def write(path: pathlib.Path) -> Dict[str, np.ndarray]:
         onnx.save(build(), str(path))
@@ -291,6 +344,15 @@ def scan_retention_cases(quick: bool) -> List[Case]:
                   lambda: retention_feeds(heads, dim, length))]
 
 
+def scan_delta_cases(quick: bool) -> List[Case]:
+    heads, dim, length = (4, 16, 64) if quick else (8, 128, 2048)
+    return [_case("scan_delta",
+                  f"Scan delta rule H{heads} {dim}×{dim} state, T {length}",
+                  f"scan_delta_h{heads}_d{dim}_T{length}", length,
+                  lambda: delta_model(heads, dim),
+                  lambda: delta_feeds(heads, dim, length))]
+
+
 def scan_lstm_cases(quick: bool) -> List[Case]:
     inputs, hidden, length = (32, 32, 32) if quick else (256, 256, 512)
     return [_case("scan_lstm", f"Scan LSTM cell I{inputs} H{hidden}, T {length}",
@@ -309,5 +371,6 @@ def scan_gru_cases(quick: bool) -> List[Case]:
 
 MODELS = {"scan_selective": scan_selective_cases,
           "scan_retention": scan_retention_cases,
+          "scan_delta": scan_delta_cases,
           "scan_lstm": scan_lstm_cases,
           "scan_gru": scan_gru_cases}

@@ -40,6 +40,16 @@ def retention_loop(feeds, weights):
     return {"S_last": s, "o": np.stack(outs)}
 
 
+def delta_loop(feeds, weights):
+    s = feeds["S0"].astype(np.float64)
+    outs = []
+    for q, k, v, beta in zip(feeds["q"], feeds["k"], feeds["v"], feeds["beta"]):
+        error = v - np.einsum("hk,hkv->hv", k, s)
+        s = s + k[:, :, None] * (beta[:, None] * error)[:, None, :]
+        outs.append(np.einsum("hk,hkv->hv", q, s))
+    return {"S_last": s, "o": np.stack(outs)}
+
+
 def lstm_loop(feeds, weights):
     h, c = feeds["h0"].astype(np.float64), feeds["c0"].astype(np.float64)
     ys = []
@@ -66,6 +76,7 @@ def gru_loop(feeds, weights):
 
 
 LOOPS = {"scan_selective": selective_loop, "scan_retention": retention_loop,
+         "scan_delta": delta_loop,
          "scan_lstm": lstm_loop, "scan_gru": gru_loop}
 
 
