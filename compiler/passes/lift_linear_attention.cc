@@ -196,18 +196,11 @@ bool match_delta_update(const ScanSite& site, const ProductReader& r,
 
 std::optional<LinearRoles> match_body(const ScanSite& site) {
   const Graph& body = site.body;
-  if (site.num_states != 1 || body.inputs.size() != 5 ||
-      body.outputs.size() != 2) {
-    return std::nullopt;
-  }
   ProductReader r(body);
-  std::optional<std::vector<int64_t>> state = r.dims(body.inputs[0]);
-  const Node* add = r.producer(r.before_views(body.outputs[0]), "Add");
-  if (!state || state->size() < 3 || state->size() > 4 ||
-      r.dims(body.outputs[0]) != state || add == nullptr ||
-      add->inputs.size() != 2) {
-    return std::nullopt;
-  }
+  std::optional<StateUpdate> update = match_state_update(site, r, 5, 3, 4);
+  if (!update) return std::nullopt;
+  const std::vector<int64_t>* state = &update->state;
+  const Node* add = update->add;
   const size_t off = state->size() - 3;
   const MatrixState dims{off == 1 ? (*state)[0] : 0, (*state)[off],
                          (*state)[off + 1], (*state)[off + 2]};

@@ -97,19 +97,11 @@ bool match_readout(const ScanSite& site, const ProductReader& r,
 }
 
 std::optional<RetentionRoles> match_body(const ScanSite& site) {
-  const Graph& body = site.body;
-  if (site.num_states != 1 || body.inputs.size() != 4 ||
-      body.outputs.size() != 2) {
-    return std::nullopt;
-  }
-  ProductReader r(body);
-  std::optional<std::vector<int64_t>> state = r.dims(body.inputs[0]);
-  const Node* add = r.producer(body.outputs[0], "Add");
-  if (!state || state->size() < 3 || state->size() > 4 ||
-      r.dims(body.outputs[0]) != state || add == nullptr ||
-      add->inputs.size() != 2) {
-    return std::nullopt;
-  }
+  ProductReader r(site.body);
+  std::optional<StateUpdate> update = match_state_update(site, r, 4, 3, 4);
+  if (!update) return std::nullopt;
+  const std::vector<int64_t>* state = &update->state;
+  const Node* add = update->add;
   for (int first : {0, 1}) {
     RetentionRoles roles;
     const size_t off = state->size() - 3;

@@ -233,9 +233,9 @@ Result<bool> lift_scans(Graph& graph, PassNotes& notes) {
     }
     const Graph probed = probed_body(*body, probe);
     ScanSite site{graph, graph.nodes[n], probed, num_states, probe};
-    for (auto recognise : {recognise_selective_scan, recognise_retention,
-                           recognise_linear_attention, recognise_lstm,
-                           recognise_gru}) {
+    for (auto recognise :
+         {recognise_selective_scan, recognise_retention,
+          recognise_linear_attention, recognise_lstm, recognise_gru}) {
       std::optional<ScanLift> lift = recognise(site);
       if (!lift) continue;
       Result<double> error = lift_error(site, *lift);
@@ -304,6 +304,25 @@ std::optional<int64_t> reduced_axis(const ProductReader& r, const Node& sum) {
   }
   if (!axes || axes->size() != 1) return std::nullopt;
   return (*axes)[0];
+}
+
+std::optional<StateUpdate> match_state_update(const ScanSite& site,
+                                              const ProductReader& r,
+                                              size_t inputs, size_t min_rank,
+                                              size_t max_rank) {
+  const Graph& body = site.body;
+  if (site.num_states != 1 || body.inputs.size() != inputs ||
+      body.outputs.size() != 2) {
+    return std::nullopt;
+  }
+  std::optional<std::vector<int64_t>> state = r.dims(body.inputs[0]);
+  const Node* add = r.producer(r.before_views(body.outputs[0]), "Add");
+  if (!state || state->size() < min_rank || state->size() > max_rank ||
+      r.dims(body.outputs[0]) != state || add == nullptr ||
+      add->inputs.size() != 2) {
+    return std::nullopt;
+  }
+  return StateUpdate{*state, add};
 }
 
 ValueId add_ints_constant(Graph& graph, const std::string& base,

@@ -86,6 +86,19 @@ struct MatrixState {
 int match_matrix_readout(const ScanSite& site, const ProductReader& r,
                          const MatrixState& state);
 
+// The state update every recogniser starts from: a Scan with one state
+// and two outputs (the new state, one scan output) over `inputs` body
+// inputs, the state of rank in [min_rank, max_rank], the new state an Add
+// (through views) of two terms. Its state dims and the Add, or nullopt.
+struct StateUpdate {
+  std::vector<int64_t> state;
+  const Node* add = nullptr;
+};
+std::optional<StateUpdate> match_state_update(const ScanSite& site,
+                                              const ProductReader& r,
+                                              size_t inputs, size_t min_rank,
+                                              size_t max_rank);
+
 // Builders for the replacement nodes; each returns the new output value.
 ValueId add_ints_constant(Graph& graph, const std::string& base,
                           const std::vector<int64_t>& values);
