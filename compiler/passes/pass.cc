@@ -52,7 +52,7 @@ std::vector<Pass> default_passes() {
           infer_symbolic_shapes_pass(), eliminate_dead_code_pass(),
           fuse_attention_pass(),
           // Then attentions whose K was pinned by a read of its shape.
-          rebase_shape_reads_pass(), fuse_attention_pass(),
+          rebase_shape_reads_pass(), fuse_attention_pass(), loop_to_scan_pass(),
           lift_scan_recurrences_pass(), fuse_layer_norm_pass(),
           fuse_rms_norm_pass(), fuse_gelu_pass(), fuse_retention_pass(),
           fuse_linear_pass(), fuse_sibling_linears_pass(), fuse_gemm_pass(),
