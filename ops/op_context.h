@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "graph/dim_expr.h"
 #include "graph/graph.h"
+#include "ops/node_state.h"
 
 namespace seqrt {
 
@@ -139,15 +141,23 @@ using SubgraphRunner = std::function<Result<std::vector<Tensor>>(
 using ValuePlacer = std::function<Tensor(ValueId value, DType dtype,
                                          const std::vector<int64_t>& dims)>;
 
+// The values of the graphs around a node, by name: what the captures of
+// its subgraphs read.
+using SubgraphScope = std::map<std::string, Tensor>;
+
 // A subgraph made ready once for many runs (a Loop or Scan body run every
-// iteration): its schedule, op schemas and kernels are fixed, so a run only
-// executes the kernels. Valid while the kernel that prepared it runs.
+// iteration, and every run of the node where a NodeStateCache keeps it):
+// its schedule, op schemas and kernels are fixed, so a run only executes
+// the kernels. It holds nothing of the run that prepared it, and stays
+// valid while the graph holding the body lives.
 class PreparedSubgraph {
  public:
   virtual ~PreparedSubgraph() = default;
-  // Runs the body on `inputs` (in body-input order); node outputs go where
-  // `place` puts them when it is set and gives storage.
+  // Runs the body on `inputs` (in body-input order), its captures read
+  // from `scope`; node outputs go where `place` puts them when it is set
+  // and gives storage.
   virtual Result<std::vector<Tensor>> run(std::vector<Tensor> inputs,
+                                          const SubgraphScope& scope,
                                           const ValuePlacer* place) const = 0;
 };
 // Prepares `body` for repeated runs; the executor provides it where it can.
@@ -208,10 +218,19 @@ class KernelContext : public OpContext {
   const SubgraphRunner& run_subgraph() const { return run_subgraph_; }
   // Set by executors that compile loop bodies once (the CPU backend); null
   // otherwise, and control-flow kernels then run the body per iteration.
-  void set_subgraph_preparer(SubgraphPreparer preparer) {
+  // `scope` gives the values a prepared body's captures read in this run.
+  void set_subgraph_preparer(SubgraphPreparer preparer,
+                             std::function<const SubgraphScope&()> scope) {
     preparer_ = std::move(preparer);
+    scope_ = std::move(scope);
   }
   const SubgraphPreparer& prepare_subgraph() const { return preparer_; }
+  // This run's scope; only where a preparer is set.
+  const SubgraphScope& subgraph_scope() const { return scope_(); }
+  // Where the executor keeps state of this node between its runs
+  // (node_state.h); null where it keeps none.
+  void set_node_state(NodeStateCache* cache) { node_state_ = cache; }
+  NodeStateCache* node_state() const { return node_state_; }
 
  private:
   std::vector<const Tensor*> inputs_;
@@ -221,6 +240,8 @@ class KernelContext : public OpContext {
   std::vector<Tensor> outputs_;
   SubgraphRunner run_subgraph_;
   SubgraphPreparer preparer_;
+  std::function<const SubgraphScope&()> scope_;
+  NodeStateCache* node_state_ = nullptr;
 };
 
 }  // namespace seqrt

@@ -58,9 +58,10 @@ class CpuExecutable : public Executable {
     options.schedule = &schedule_;
     options.kernels = &kernels_;
     options.profiler = profiler_.get();
-    // Loop and Scan bodies are prepared once per node run, not per
-    // iteration (ops/control/loop_body.h).
+    // Loop and Scan bodies are prepared once, not per iteration, and kept
+    // for the node's later runs (ops/control/loop_body.h).
     options.prepare_subgraphs = true;
+    options.node_states = &node_states_;
     if (!use_memory_plan_) {
       return interpret_graph(graph_, std::move(inputs), choose_kernel, nullptr,
                              options);
@@ -83,6 +84,7 @@ class CpuExecutable : public Executable {
 
   Status prepare() {
     SEQRT_ASSIGN_OR_RETURN(schedule_, schedule_graph(graph_));
+    node_states_ = node_states(graph_);
     kernels_.resize(graph_.nodes.size());
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       const Node& node = graph_.nodes[i];
@@ -104,7 +106,9 @@ class CpuExecutable : public Executable {
   int num_threads_;
   bool use_memory_plan_;
   Schedule schedule_;
-  std::vector<KernelFn> kernels_;           // by node index
+  std::vector<KernelFn> kernels_;  // by node index
+  // By node index: the prepared Loop and Scan bodies kept between runs.
+  std::vector<std::shared_ptr<NodeStateCache>> node_states_;
   std::unique_ptr<NodeProfiler> profiler_;  // when compiled to profile
   mutable cpu::FastestRun fastest_team_run_{cpu::kNoRunYet};
   cpu::ArenaRunner arena_;  // reads graph_, declared after it

@@ -235,16 +235,17 @@ Status kernel_error(const Node& node, const Status& status) {
   return status;
 }
 
-// A subgraph with its schedule, schemas and kernels fixed, run on the
-// scope of the node that prepared it (Loop and Scan bodies).
+// A subgraph with its schedule, schemas and kernels fixed (Loop and Scan
+// bodies), run on the scope each run gives; it keeps the state of its own
+// nodes that hold subgraphs, so a nested loop's body is prepared once too.
 class InterpretedBody : public PreparedSubgraph {
  public:
   static Result<std::unique_ptr<PreparedSubgraph>> prepare(
-      const Graph& body, const KernelChooser& choose,
-      const std::map<std::string, Tensor>& scope) {
+      const Graph& body, const KernelChooser& choose) {
     std::unique_ptr<InterpretedBody> prepared(
-        new InterpretedBody(body, choose, scope));
+        new InterpretedBody(body, choose));
     SEQRT_ASSIGN_OR_RETURN(prepared->schedule_, schedule_graph(body));
+    prepared->node_states_ = node_states(body);
     const OpRegistry& registry = OpRegistry::global();
     prepared->schemas_.resize(body.nodes.size(), nullptr);
     prepared->kernels_.resize(body.nodes.size());
@@ -261,30 +262,41 @@ class InterpretedBody : public PreparedSubgraph {
   }
 
   Result<std::vector<Tensor>> run(std::vector<Tensor> inputs,
+                                  const SubgraphScope& scope,
                                   const ValuePlacer* place) const override {
     InterpretOptions options;
     options.schedule = &schedule_;
     options.kernels = &kernels_;
     options.schemas = &schemas_;
     options.prepare_subgraphs = true;
+    options.node_states = &node_states_;
     if (place != nullptr) options.place_output = *place;
-    return interpret_graph(body_, std::move(inputs), choose_, &scope_, options);
+    return interpret_graph(body_, std::move(inputs), choose_, &scope, options);
   }
 
  private:
-  InterpretedBody(const Graph& body, const KernelChooser& choose,
-                  const std::map<std::string, Tensor>& scope)
-      : body_(body), choose_(choose), scope_(scope) {}
+  InterpretedBody(const Graph& body, KernelChooser choose)
+      : body_(body), choose_(std::move(choose)) {}
 
   const Graph& body_;
-  const KernelChooser& choose_;
-  const std::map<std::string, Tensor>& scope_;
+  KernelChooser choose_;  // a copy: the run that prepared it passes on
   Schedule schedule_;
   std::vector<const OpSchema*> schemas_;  // by node index
   std::vector<KernelFn> kernels_;         // by node index
+  std::vector<std::shared_ptr<NodeStateCache>> node_states_;
 };
 
 }  // namespace
+
+std::vector<std::shared_ptr<NodeStateCache>> node_states(const Graph& graph) {
+  std::vector<std::shared_ptr<NodeStateCache>> states(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (graph.nodes[i].has_subgraphs()) {
+      states[i] = std::make_shared<NodeStateCache>();
+    }
+  }
+  return states;
+}
 
 Result<Schedule> schedule_graph(const Graph& graph) {
   Schedule schedule;
@@ -394,9 +406,14 @@ Result<std::vector<Tensor>> interpret_graph(
         options.kernels != nullptr ? (*options.kernels)[order[pos]] : chosen;
     KernelContext ctx(node, *schema, std::move(args), runner);
     if (holds_subgraphs && options.prepare_subgraphs) {
-      ctx.set_subgraph_preparer([&](const Graph& body) {
-        return InterpretedBody::prepare(body, choose, node_scope());
-      });
+      ctx.set_subgraph_preparer(
+          [&](const Graph& body) {
+            return InterpretedBody::prepare(body, choose);
+          },
+          node_scope);
+      if (options.node_states != nullptr) {
+        ctx.set_node_state((*options.node_states)[order[pos]].get());
+      }
     }
     ctx.set_donations(donations(graph, node, last, static_cast<int>(pos), env));
     if (control != nullptr) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,10 @@ struct InterpretOptions {
   // (KernelContext::prepare_subgraph) instead of interpreting them from
   // scratch every iteration; the bodies' own subgraphs inherit it.
   bool prepare_subgraphs = false;
+  // By node index, what each node keeps between runs (KernelContext::
+  // node_state; node_states() makes them): a Loop or Scan keeps its
+  // prepared body there across runs. A prepared body keeps its own nodes'.
+  const std::vector<std::shared_ptr<NodeStateCache>>* node_states = nullptr;
   // Storage of node outputs: given the output's value, dtype and dims,
   // a block of the run's arena, or an empty tensor for the heap.
   std::function<Tensor(ValueId value, DType dtype,
@@ -64,6 +69,10 @@ struct InterpretOptions {
   const std::vector<std::pair<ValueId, Tensor>>* precomputed = nullptr;
   const std::vector<bool>* skipped_nodes = nullptr;
 };
+
+// One cache per node of `graph` that holds subgraphs (null for the others),
+// for InterpretOptions::node_states.
+std::vector<std::shared_ptr<NodeStateCache>> node_states(const Graph& graph);
 
 // Runs `graph` on `inputs` (in graph-input order) and returns its outputs.
 // `outer` holds the values of enclosing graphs by name, for captures.

@@ -53,8 +53,8 @@ std::vector<Pass> default_passes() {
           fuse_attention_pass(),
           // Then attentions whose K was pinned by a read of its shape.
           rebase_shape_reads_pass(), fuse_attention_pass(),
-          fold_unrolled_loops_pass(), lift_scan_recurrences_pass(),
-          fuse_layer_norm_pass(),
+          fold_unrolled_loops_pass(), loop_to_scan_pass(),
+          lift_scan_recurrences_pass(), fuse_layer_norm_pass(),
           fuse_rms_norm_pass(), fuse_gelu_pass(), fuse_retention_pass(),
           fuse_linear_pass(), fuse_sibling_linears_pass(), fuse_gemm_pass(),
           fuse_elementwise_pass(), fold_constants_pass(),

@@ -34,6 +34,10 @@ Pass fuse_attention_pass();
 // elementwise work on whole sequences that only the loop reads moved into
 // its body (so that lift_scan_recurrences can lift it).
 Pass fold_unrolled_loops_pass();
+// Loop -> Scan where the Loop always runs its trip count and reads each
+// iteration's slice of outer tensors only as Gather(X, iteration, axis 0),
+// so that lift_scan_recurrences sees recurrences written as Loops.
+Pass loop_to_scan_pass();
 // Scan loops whose body is a selective (diagonal) SSM scan or a retention
 // state update -> seqrt::SelectiveScan / seqrt::Retention with the layout
 // ops around them, each lift checked on random inputs against the Scan

@@ -7,8 +7,10 @@
 #include <string>
 #include <utility>
 
+#include "backends/host/interpreter.h"
 #include "compiler/infer/infer_graph.h"
 #include "graph/builder.h"
+#include "ops/registry.h"
 
 namespace seqrt::op_testing {
 
@@ -23,5 +25,38 @@ inline std::shared_ptr<Graph> typed_graph(GraphBuilder builder) {
   if (!status.is_ok()) return nullptr;
   return std::make_shared<Graph>(std::move(graph).value());
 }
+
+// Runs a graph as the CPU backend does (bodies prepared, and kept between
+// runs in `states`) but with the reference kernels, counting the kernels
+// chosen for body nodes: a body prepared again chooses them again.
+class PreparingRunner {
+ public:
+  explicit PreparingRunner(const Graph& graph)
+      : graph_(graph), states_(node_states(graph)) {}
+
+  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) {
+    KernelChooser choose = [this](const Node& node, const OpSchema& schema) {
+      if (!node.has_subgraphs()) ++choices_;  // body nodes only
+      return Result<KernelFn>(KernelFn(schema.reference));
+    };
+    InterpretOptions options;
+    options.prepare_subgraphs = true;
+    options.node_states = &states_;
+    return interpret_graph(graph_, std::move(inputs), choose, nullptr, options);
+  }
+  // The reference result: the body interpreted every iteration.
+  Result<std::vector<Tensor>> run_unprepared(std::vector<Tensor> inputs) {
+    KernelChooser choose = [](const Node&, const OpSchema& schema) {
+      return Result<KernelFn>(KernelFn(schema.reference));
+    };
+    return interpret_graph(graph_, std::move(inputs), choose);
+  }
+  int64_t choices() const { return choices_; }
+
+ private:
+  const Graph& graph_;
+  std::vector<std::shared_ptr<NodeStateCache>> states_;
+  int64_t choices_ = 0;
+};
 
 }  // namespace seqrt::op_testing

@@ -1,7 +1,9 @@
 #include "ops/control/loop_body.h"
 
+#include <array>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "ops/control/subgraph.h"
 
@@ -33,23 +35,95 @@ bool lies_in(const Tensor& tensor, const Tensor& buffer) {
   return at != nullptr && at >= begin && at < begin + buffer.byte_size();
 }
 
+// The dims of the node's inputs (nullopt for an omitted one): what a
+// kept body must have been prepared for.
+using InputDims = std::vector<std::optional<std::vector<int64_t>>>;
+
+InputDims input_dims(const KernelContext& ctx) {
+  InputDims dims;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.has_input(i)) {
+      dims.emplace_back(ctx.input(i)->dims());
+    } else {
+      dims.emplace_back(std::nullopt);
+    }
+  }
+  return dims;
+}
+
 }  // namespace
+
+struct LoopBody::State : public NodeState {
+  using Buffers = std::array<std::shared_ptr<Tensor>, 2>;
+
+  const Graph* body = nullptr;
+  std::string attr;
+  InputDims input_dims;
+  std::unique_ptr<PreparedSubgraph> prepared;
+  std::vector<int> output_index;  // by value id: body output, or -1
+  std::vector<Buffers> buffers;   // by value id, made on first use
+
+  // Drops the buffers that a tensor outside still views (the outputs of
+  // the run that left this state): the next run must not write them.
+  void drop_held_buffers() {
+    for (Buffers& pair : buffers) {
+      for (std::shared_ptr<Tensor>& buffer : pair) {
+        if (buffer != nullptr && buffer.use_count() > 1) buffer.reset();
+      }
+    }
+  }
+};
+
+LoopBody::LoopBody(const KernelContext& ctx, std::string attr,
+                   const Graph& body)
+    : ctx_(ctx), attr_(std::move(attr)), body_(body) {}
+
+LoopBody::~LoopBody() {
+  if (state_ != nullptr && ctx_.node_state() != nullptr) {
+    ctx_.node_state()->give_back(std::move(state_));
+  }
+}
+
+std::unique_ptr<LoopBody::State> LoopBody::take_kept_state() const {
+  if (ctx_.node_state() == nullptr) return nullptr;
+  std::unique_ptr<NodeState> kept = ctx_.node_state()->take();
+  auto* state = dynamic_cast<State*>(kept.get());
+  // Another body, or inputs of other dims: prepared again (what it kept
+  // goes).
+  if (state == nullptr || state->body != &body_ || state->attr != attr_ ||
+      state->input_dims != input_dims(ctx_)) {
+    return nullptr;
+  }
+  kept.release();
+  std::unique_ptr<State> taken(state);
+  taken->drop_held_buffers();
+  return taken;
+}
 
 Status LoopBody::prepare() {
   if (!ctx_.prepare_subgraph()) return Status::ok();
-  Result<std::unique_ptr<PreparedSubgraph>> prepared =
-      ctx_.prepare_subgraph()(body_);
-  if (!prepared.is_ok()) {
-    return prepared.status().with_context(
-        fmt::format("{}: preparing '{}'", ctx_.node().label(), attr_));
+  state_ = take_kept_state();
+  reused_ = state_ != nullptr;
+  if (state_ == nullptr) {
+    Result<std::unique_ptr<PreparedSubgraph>> prepared =
+        ctx_.prepare_subgraph()(body_);
+    if (!prepared.is_ok()) {
+      return prepared.status().with_context(
+          fmt::format("{}: preparing '{}'", ctx_.node().label(), attr_));
+    }
+    auto state = std::make_unique<State>();
+    state->body = &body_;
+    state->attr = attr_;
+    state->input_dims = input_dims(ctx_);
+    state->prepared = std::move(prepared).value();
+    state->output_index.assign(body_.values.size(), -1);
+    for (size_t k = body_.outputs.size(); k-- > 0;) {
+      state->output_index[body_.outputs[k]] = static_cast<int>(k);
+    }
+    state->buffers.resize(body_.values.size());
+    state_ = std::move(state);
   }
-  prepared_ = std::move(prepared).value();
-  output_index_.assign(body_.values.size(), -1);
-  for (size_t k = body_.outputs.size(); k-- > 0;) {
-    output_index_[body_.outputs[k]] = static_cast<int>(k);
-  }
-  offered_.resize(body_.outputs.size());
-  buffers_.resize(body_.values.size());
+  offered_.assign(body_.outputs.size(), Tensor());
   placer_ = [this](ValueId value, DType dtype,
                    const std::vector<int64_t>& dims) {
     return place(value, dtype, dims);
@@ -58,23 +132,24 @@ Status LoopBody::prepare() {
 }
 
 void LoopBody::offer_output(size_t index, Tensor slot) {
-  if (prepared_ != nullptr) offered_[index] = std::move(slot);
+  if (state_ != nullptr) offered_[index] = std::move(slot);
 }
 
 Result<std::vector<Tensor>> LoopBody::run(std::vector<Tensor> inputs) {
-  if (prepared_ == nullptr) return run_body(ctx_, attr_, body_, inputs);
+  if (state_ == nullptr) return run_body(ctx_, attr_, body_, inputs);
   // Where the inputs start, for place() to keep their buffers out of
   // reach (the body run takes the handles themselves).
   input_data_.clear();
   for (const Tensor& input : inputs) input_data_.push_back(input.data());
   Result<std::vector<Tensor>> outputs =
-      prepared_->run(std::move(inputs), &placer_);
+      state_->prepared->run(std::move(inputs), ctx_.subgraph_scope(), &placer_);
   for (Tensor& slot : offered_) slot = Tensor();
   return finish_body_run(ctx_, attr_, body_, std::move(outputs));
 }
 
 Tensor LoopBody::keep(const Tensor& tensor) const {
-  for (const Buffers& buffers : buffers_) {
+  if (state_ == nullptr) return tensor;
+  for (const State::Buffers& buffers : state_->buffers) {
     for (const std::shared_ptr<Tensor>& buffer : buffers) {
       if (buffer != nullptr && lies_in(tensor, *buffer)) return tensor.clone();
     }
@@ -95,7 +170,7 @@ bool LoopBody::read_by_this_run(const Tensor& buffer) const {
 
 Tensor LoopBody::place(ValueId value, DType dtype,
                        const std::vector<int64_t>& dims) {
-  const int index = output_index_[value];
+  const int index = state_->output_index[value];
   if (index >= 0 && !offered_[index].empty()) {
     Tensor slot = std::move(offered_[index]);
     offered_[index] = Tensor();
@@ -106,7 +181,7 @@ Tensor LoopBody::place(ValueId value, DType dtype,
   }
   const int64_t bytes = byte_count(dtype, dims);
   if (bytes <= 0) return Tensor();
-  for (std::shared_ptr<Tensor>& buffer : buffers_[value]) {
+  for (std::shared_ptr<Tensor>& buffer : state_->buffers[value]) {
     if (buffer != nullptr && read_by_this_run(*buffer)) continue;
     if (buffer == nullptr ||
         static_cast<int64_t>(buffer->byte_size()) < bytes) {

@@ -1,6 +1,6 @@
 // Loop: inference from the body's declared types, and the error paths.
-// Running the body needs an executor; backends/reference/control_flow_test.cc
-// covers that.
+// Runs of the body: backends/reference/control_flow_test.cc, and here the
+// prepared body kept across runs (PreparingRunner).
 #include <gtest/gtest.h>
 
 #include "ops/control/control_test_util.h"
@@ -132,6 +132,60 @@ TEST(Loop, KernelWithoutRunnerFailsCleanly) {
           .status();
   expect_error(status, {"[Loop] node 'test'", "no subgraph runner"});
   EXPECT_EQ(status.code(), StatusCode::kInternal);
+}
+
+// A Loop of doubling_body over a value of symbolic dims, M from an input.
+std::shared_ptr<Graph> doubling_graph() {
+  GraphBuilder body("body");
+  body.input("i", DType::kI64, Shape{});
+  ValueId cond = body.input("cond_in", DType::kBool, Shape{});
+  ValueId v = body.input("v", DType::kF32, Shape{sym("n")});
+  body.output(body.add("Identity", {cond}), "cond_out");
+  body.output(body.add("Add", {v, v}), "v_next");
+  body.output(body.add("Mul", {v, v}), "v_squared");
+  GraphBuilder b("loop");
+  ValueId m = b.input("M", DType::kI64, Shape{});
+  ValueId v0 = b.input("v0", DType::kF32, Shape{sym("n")});
+  std::vector<ValueId> outs = b.add_node(
+      "Loop", {m, kNoValue, v0},
+      body_attr(std::make_shared<Graph>(*typed_graph(std::move(body)))), 2);
+  b.output(outs[0], "v_last");
+  b.output(outs[1], "squares");
+  return typed_graph(std::move(b));
+}
+
+// As for Scan: the body kept between runs, prepared again for other dims,
+// the results those of the body interpreted every iteration, and a run's
+// held outputs intact after the next run.
+TEST(Loop, PreparedBodyKeptAcrossRunsOfEitherShape) {
+  std::shared_ptr<Graph> graph = doubling_graph();
+  ASSERT_NE(graph, nullptr);
+  PreparingRunner runner(*graph);
+  auto inputs = [](int64_t trips, Tensor v) {
+    return std::vector<Tensor>{Tensor::scalar<int64_t>(trips), std::move(v)};
+  };
+  auto first = runner.run(inputs(3, f32({2}, {1, -2})));
+  ASSERT_TRUE(first.is_ok()) << first.status().to_string();
+  const int64_t choices = runner.choices();
+  const Tensor held_last = (*first)[0].clone();
+  const Tensor held_squares = (*first)[1].clone();
+  expect_values((*first)[0], {8, -16});
+  expect_values((*first)[1], {1, 4, 4, 16, 16, 64});
+  auto again = runner.run(inputs(2, f32({2}, {3, 1})));
+  ASSERT_TRUE(again.is_ok()) << again.status().to_string();
+  EXPECT_EQ(runner.choices(), choices);
+  expect_values((*again)[0], {12, 4});
+  expect_values((*again)[1], {9, 1, 36, 4});
+  EXPECT_TRUE((*first)[0].same_as(held_last));
+  EXPECT_TRUE((*first)[1].same_as(held_squares));
+  auto other = runner.run(inputs(2, f32({3}, {1, 2, 3})));
+  ASSERT_TRUE(other.is_ok()) << other.status().to_string();
+  EXPECT_GT(runner.choices(), choices);
+  auto want = runner.run_unprepared(inputs(2, f32({3}, {1, 2, 3})));
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  EXPECT_TRUE((*other)[0].same_as((*want)[0]));
+  EXPECT_TRUE((*other)[1].same_as((*want)[1]));
+  EXPECT_TRUE((*first)[0].same_as(held_last));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Scan: inference from the body's declared types, and the error paths.
-// Running the body needs an executor; backends/reference/control_flow_test.cc
-// covers that.
+// Runs of the body: backends/reference/control_flow_test.cc, and here the
+// prepared body kept across runs (PreparingRunner).
 #include <gtest/gtest.h>
 
 #include "ops/control/control_test_util.h"
@@ -119,6 +119,58 @@ TEST(Scan, KernelWithoutRunnerFailsCleanly) {
                       .status();
   expect_error(status, {"[Scan] node 'test'", "no subgraph runner"});
   EXPECT_EQ(status.code(), StatusCode::kInternal);
+}
+
+// A Scan of cumsum_body over inputs of symbolic dims (seq, d).
+std::shared_ptr<Graph> cumsum_graph() {
+  GraphBuilder b("scan");
+  ValueId s0 = b.input("s0", DType::kF32, Shape{sym("d")});
+  ValueId x = b.input("x", DType::kF32, Shape{sym("seq"), sym("d")});
+  std::vector<ValueId> outs =
+      b.add_node("Scan", {s0, x},
+                 scan_attrs(cumsum_body(DType::kF32, Shape{sym("d")})), 2);
+  b.output(outs[0], "s_last");
+  b.output(outs[1], "squares");
+  return typed_graph(std::move(b));
+}
+
+void expect_same(const std::vector<Tensor>& got,
+                 const std::vector<Tensor>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(got[i].same_as(want[i])) << "output " << i;
+  }
+}
+
+// The prepared body is kept between runs of the node and serves a run of
+// the same dims again; other dims prepare it again, and results match the
+// body interpreted every iteration. A run's outputs, still held, are not
+// overwritten by the next run.
+TEST(Scan, PreparedBodyKeptAcrossRunsOfEitherShape) {
+  std::shared_ptr<Graph> graph = cumsum_graph();
+  ASSERT_NE(graph, nullptr);
+  PreparingRunner runner(*graph);
+  const std::vector<Tensor> small = {f32({2}, {1, 2}),
+                                     f32({3, 2}, {1, 2, 3, 4, 5, 6})};
+  const std::vector<Tensor> large = {f32({3}, {1, 2, 3}),
+                                     f32({2, 3}, {-1, 0.5f, 2, 4, -3, 1})};
+  auto first = runner.run(small);
+  ASSERT_TRUE(first.is_ok()) << first.status().to_string();
+  const int64_t choices = runner.choices();
+  const std::vector<Tensor> held = {(*first)[0].clone(), (*first)[1].clone()};
+  auto again = runner.run(small);
+  ASSERT_TRUE(again.is_ok()) << again.status().to_string();
+  EXPECT_EQ(runner.choices(), choices);  // the body was not prepared again
+  expect_same(*again, held);
+  expect_same(*first, held);
+  auto other = runner.run(large);
+  ASSERT_TRUE(other.is_ok()) << other.status().to_string();
+  EXPECT_GT(runner.choices(), choices);  // other dims: prepared again
+  auto want = runner.run_unprepared(large);
+  ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+  expect_same(*other, *want);
+  expect_values((*other)[0], {4, -0.5, 6});
+  expect_same(*first, held);
 }
 
 }  // namespace
