@@ -198,7 +198,6 @@ ValueId LoopFolder::slice_of(ValueId source, int64_t axis, int depth) {
     const Dim steps = (*value.shape)[axis];
     const int64_t rank = static_cast<int64_t>(value.shape->rank());
     std::vector<ValueId> operands;
-    std::vector<ValueId> extra;  // constant inputs kept as they are
     AttrMap attrs = node.attrs;
     bool sinkable = false;
     if (is_sinkable_elementwise(node)) {
