@@ -147,7 +147,14 @@ class PartitionedExecutable : public Executable {
       }
     }
     std::vector<Tensor> outputs;
-    for (const std::string& name : outputs_) outputs.push_back(values[name]);
+    for (const std::string& name : outputs_) {
+      auto it = values.find(name);
+      if (it == values.end()) {
+        return internal_error("graph output '{}' was written by no segment",
+                              name);
+      }
+      outputs.push_back(it->second);
+    }
     return outputs;
   }
 
