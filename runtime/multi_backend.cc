@@ -19,6 +19,8 @@ namespace {
 // buffers does for each shape binding).
 class DeferredExecutable : public Executable {
  public:
+  static constexpr size_t kMaxCompiledDims = 16;
+
   DeferredExecutable(Graph graph, Backend& backend, CompileOptions options)
       : graph_(std::move(graph)), backend_(backend), options_(options) {}
 
@@ -32,6 +34,9 @@ class DeferredExecutable : public Executable {
       if (it == compiled_.end()) {
         SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Executable> made,
                                compile_for(key));
+        // Inputs of many lengths (streamed chunks) must not grow it without
+        // end: past the cap, start again (runs in flight keep theirs).
+        if (compiled_.size() >= kMaxCompiledDims) compiled_.clear();
         it = compiled_.emplace(key, std::move(made)).first;
       }
       compiled = it->second;
