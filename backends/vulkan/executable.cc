@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/vulkan/executable_recording.h"
 #include "backends/vulkan/record_node.h"
 #include "backends/vulkan/scan.h"
 #include "compiler/passes/half_weights.h"
@@ -13,36 +14,6 @@
 #include "compiler/planner/op_classes.h"
 
 namespace seqrt::vulkan {
-
-// Everything one signature of input dims needs: the plan and its memory.
-struct VulkanExecutable::Prepared {
-  MemoryPlan plan;
-  std::vector<std::unique_ptr<Allocation>> memory;  // arena, io, own values
-  std::vector<BufferSlice> places;                  // by ValueId
-  std::unique_ptr<Allocation> staging;
-  std::vector<VkDeviceSize> input_at, output_at;  // offsets in staging
-  // The program run() replays (every input and output staged), recorded
-  // at the first run(): a Stream's state records its own instead.
-  std::unique_ptr<Recorded> recorded;
-};
-
-// One recording of the schedule over a Prepared's memory: one program, or
-// where Scans run as loops, the programs between them and the loops'
-// bodies, submitted together in `submission` order.
-struct VulkanExecutable::Recorded {
-  std::vector<NodeTiling> tilings;
-  // Error words (Recorder::error_word) of every program, copied out after
-  // every run: word i is set when node error_nodes[i] found
-  // `error_problems[i]`.
-  std::unique_ptr<Allocation> error_staging;
-  std::vector<BufferSlice> error_words;
-  std::vector<int> error_nodes;
-  std::vector<std::string> error_problems;
-  size_t words_taken = 0;  // of the recorder in use
-  std::vector<std::unique_ptr<Program>> programs;
-  std::vector<std::unique_ptr<RecordedScan>> scans;
-  std::vector<VkCommandBuffer> submission;
-};
 
 // A Stream's state: per state pair two device buffers, one holding the
 // state and one for the next (ping-pong), and the programs recorded with
@@ -791,61 +762,6 @@ Result<std::vector<Tensor>> VulkanExecutable::run_with_state(
   }
   SEQRT_RETURN_IF_ERROR(check_validation(*context_.device, messages_before));
   return outputs;
-}
-
-Result<std::vector<VulkanExecutable::NodeTiling>> VulkanExecutable::tilings(
-    const std::map<std::string, int64_t>& bindings) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::map<std::string, int64_t> all = dim_bindings_;
-  for (const auto& [name, size] : bindings) all[name] = size;
-  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, build(all));
-  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Recorded> recorded,
-                         record(*prepared, {}));
-  return recorded->tilings;
-}
-
-Result<std::vector<KernelPlanEntry>> VulkanExecutable::kernel_plan(
-    const std::map<std::string, int64_t>& bindings) const {
-  SEQRT_ASSIGN_OR_RETURN(std::vector<NodeTiling> nodes, tilings(bindings));
-  std::vector<KernelPlanEntry> entries;
-  for (const NodeTiling& node : nodes) {
-    const KernelTiling& tiling = node.tiling;
-    const Node& graph_node = graph_.nodes[node.node];
-    entries.push_back({graph_node.name, graph_node.op, tiling.summary,
-                       tiling.state_place, tiling.shared_bytes,
-                       tiling.shared_limit});
-  }
-  return entries;
-}
-
-Result<VulkanExecutable::RecordingStats> VulkanExecutable::recording_stats(
-    const std::map<std::string, int64_t>& bindings) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::map<std::string, int64_t> all = dim_bindings_;
-  for (const auto& [name, size] : bindings) all[name] = size;
-  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, build(all));
-  SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Recorded> recorded,
-                         record(*prepared, {}));
-  RecordingStats stats;
-  stats.nodes = static_cast<int>(graph_.nodes.size());
-  for (const auto& program : recorded->programs) {
-    stats.dispatches += program->dispatches();
-  }
-  for (const auto& scan : recorded->scans) {
-    ++stats.loop_scans;
-    stats.nodes += scan->body_nodes;
-    for (const auto& body : scan->bodies)
-      stats.dispatches += body->dispatches();
-  }
-  stats.submitted = recorded->submission.size();
-  return stats;
-}
-
-int VulkanExecutable::programs_recorded() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return static_cast<int>(std::count_if(
-      prepared_.begin(), prepared_.end(),
-      [](const auto& entry) { return entry.second->recorded != nullptr; }));
 }
 
 }  // namespace seqrt::vulkan

@@ -118,6 +118,10 @@ class VulkanExecutable : public Executable {
   Result<std::unique_ptr<Recorded>> record(
       Prepared& prepared,
       const std::map<ValueId, BufferSlice>& state_places) const;
+  // Built and recorded at `bindings` over the compile's, for inspection
+  // (executable_plan.cc); takes the lock.
+  Result<std::unique_ptr<Recorded>> record_for_inspection(
+      const std::map<std::string, int64_t>& bindings) const;
   // Records graph_.nodes[index], a Scan that runs as a loop: ends the
   // current program, adds the body programs once per step to the
   // submission and starts the next program in `recorder`.
