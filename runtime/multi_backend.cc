@@ -2,13 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <mutex>
 #include <set>
-#include <unordered_map>
 
 #include "compiler/infer/infer_graph.h"
 #include "compiler/partition/partition.h"
 #include "runtime/backend_registry.h"
+#include "runtime/partitioned_executable.h"
 
 namespace seqrt {
 namespace {
@@ -84,151 +85,6 @@ bool has_input_of_unknown_rank(const Graph& graph) {
   return false;
 }
 
-// The segments' executables run in order over one table of values.
-class PartitionedExecutable : public Executable {
- public:
-  struct Part {
-    std::unique_ptr<Executable> executable;
-    std::string label;  // "segment 2 (cpu)"
-    std::vector<std::string> inputs, outputs;
-    std::vector<bool> last_read;  // per input: no later part reads it
-  };
-
-  PartitionedExecutable(const Graph& graph, Partition partition,
-                        std::vector<PartitionTarget> targets,
-                        std::vector<Part> parts)
-      : partition_(std::move(partition)),
-        targets_(std::move(targets)),
-        parts_(std::move(parts)) {
-    for (ValueId id : graph.inputs) inputs_.push_back(graph.value(id).name);
-    std::set<std::string> read_as_output;
-    for (ValueId id : graph.outputs) {
-      outputs_.push_back(graph.value(id).name);
-      read_as_output.insert(graph.value(id).name);
-      if (const Tensor* tensor = graph.constant(id)) {
-        constant_outputs_[graph.value(id).name] = *tensor;
-      }
-    }
-    std::set<std::string> read_later = read_as_output;
-    for (size_t p = parts_.size(); p-- > 0;) {
-      Part& part = parts_[p];
-      part.last_read.assign(part.inputs.size(), false);
-      for (size_t i = 0; i < part.inputs.size(); ++i) {
-        part.last_read[i] = read_later.insert(part.inputs[i]).second;
-      }
-    }
-  }
-
-  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
-    if (inputs.size() != inputs_.size()) {
-      return invalid_argument("the graph takes {} inputs, got {}",
-                              inputs_.size(), inputs.size());
-    }
-    std::unordered_map<std::string, Tensor> values = constant_outputs_;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      values[inputs_[i]] = std::move(inputs[i]);
-    }
-    for (const Part& part : parts_) {
-      std::vector<Tensor> in;
-      for (size_t i = 0; i < part.inputs.size(); ++i) {
-        auto it = values.find(part.inputs[i]);
-        if (it == values.end()) {
-          return internal_error(
-              "{} reads '{}', which no earlier segment "
-              "wrote",
-              part.label, part.inputs[i]);
-        }
-        if (part.last_read[i]) {
-          in.push_back(std::move(it->second));
-          values.erase(it);
-        } else {
-          in.push_back(it->second);
-        }
-      }
-      Result<std::vector<Tensor>> out = part.executable->run(std::move(in));
-      if (!out.is_ok()) return out.status().with_context(part.label);
-      for (size_t o = 0; o < part.outputs.size(); ++o) {
-        values[part.outputs[o]] = std::move((*out)[o]);
-      }
-    }
-    std::vector<Tensor> outputs;
-    for (const std::string& name : outputs_) {
-      auto it = values.find(name);
-      if (it == values.end()) {
-        return internal_error("graph output '{}' was written by no segment",
-                              name);
-      }
-      outputs.push_back(it->second);
-    }
-    return outputs;
-  }
-
-  std::vector<NodeProfile> profile() const override {
-    std::vector<NodeProfile> all;
-    for (const Part& part : parts_) {
-      std::vector<NodeProfile> p = part.executable->profile();
-      all.insert(all.end(), p.begin(), p.end());
-    }
-    return all;
-  }
-
-  Result<std::vector<KernelPlanEntry>> kernel_plan(
-      const std::map<std::string, int64_t>& bindings) const override {
-    std::vector<KernelPlanEntry> all;
-    for (const Part& part : parts_) {
-      Result<std::vector<KernelPlanEntry>> p =
-          part.executable->kernel_plan(bindings);
-      if (p.status().code() == StatusCode::kUnsupported) continue;
-      if (!p.is_ok()) return p.status().with_context(part.label);
-      all.insert(all.end(), p->begin(), p->end());
-    }
-    return all;
-  }
-
-  std::string placement_report(
-      const std::map<std::string, int64_t>& bindings) const override;
-
- private:
-  Partition partition_;
-  std::vector<PartitionTarget> targets_;
-  std::vector<Part> parts_;
-  std::vector<std::string> inputs_, outputs_;
-  std::unordered_map<std::string, Tensor> constant_outputs_;
-};
-
-std::string PartitionedExecutable::placement_report(
-    const std::map<std::string, int64_t>& bindings) const {
-  std::vector<std::string> unknown;
-  const uint64_t bytes =
-      crossing_bytes(partition_, targets_, bindings, &unknown);
-  std::string text = fmt::format(
-      "{} segment(s) on [{}]; {} bytes cross between host and device per "
-      "run{}\n",
-      parts_.size(), fmt::join(partition_.targets, ", "), bytes,
-      unknown.empty()
-          ? std::string()
-          : fmt::format(" (and {} value(s) of unbound size: bind them with "
-                        "--bind)",
-                        unknown.size()));
-  for (size_t s = 0; s < partition_.segments.size(); ++s) {
-    const Segment& segment = partition_.segments[s];
-    text += fmt::format(
-        "  segment {} on {}: {} node(s), {} input(s) in, {} output(s) out, {} "
-        "constant(s) held\n",
-        s, partition_.targets[segment.target], segment.nodes.size(),
-        segment.graph.inputs.size(), segment.graph.outputs.size(),
-        segment.graph.constants.size());
-    // Why each node left the first backend (its refusal there).
-    for (int n : segment.nodes) {
-      const std::string& why = partition_.why[n];
-      if (why.empty()) continue;
-      // The refusal names the node itself.
-      text += fmt::format("    {}\n", why);
-    }
-  }
-  return text;
-}
-
 class MultiBackend : public Backend {
  public:
   explicit MultiBackend(std::vector<std::unique_ptr<Backend>> backends)
@@ -289,6 +145,7 @@ class MultiBackend : public Backend {
       for (ValueId id : segment.graph.outputs) {
         part.outputs.push_back(segment.graph.value(id).name);
       }
+      part.held = segment.held_states;
       parts.push_back(std::move(part));
     }
     return std::unique_ptr<Executable>(new PartitionedExecutable(

@@ -116,6 +116,10 @@ struct NodeArgs {
   std::vector<BufferSlice> outputs;
   std::vector<std::vector<int64_t>> output_dims;
   std::vector<DType> output_dtypes;
+  // Per input: its value where recording can know it (a constant, or
+  // shape arithmetic the plan computed for this binding of the dims);
+  // null otherwise.
+  std::vector<const Tensor*> known_inputs;
 };
 
 struct VulkanKernel {

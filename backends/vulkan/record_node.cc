@@ -1,6 +1,19 @@
 #include "backends/vulkan/record_node.h"
 
 namespace seqrt::vulkan {
+namespace {
+
+const Tensor* known_value(const Graph& graph, const MemoryPlan& plan,
+                          ValueId id) {
+  if (id == kNoValue) return nullptr;
+  if (const Tensor* tensor = graph.constant(id)) return tensor;
+  for (const auto& [value, tensor] : plan.precomputed) {
+    if (value == id) return &tensor;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 Status record_node(const Graph& graph, int index, const MemoryPlan& plan,
                    const std::vector<BufferSlice>& places,
@@ -24,6 +37,7 @@ Status record_node(const Graph& graph, int index, const MemoryPlan& plan,
                                 : half_weights.count(id)
                                     ? DType::kF16
                                     : graph.values[id].dtype);
+    args.known_inputs.push_back(known_value(graph, plan, id));
   }
   for (ValueId id : node.outputs) {
     args.outputs.push_back(id == kNoValue ? BufferSlice{} : places[id]);

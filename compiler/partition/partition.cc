@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "compiler/infer/infer_graph.h"
@@ -322,6 +323,44 @@ Status assign(const Graph& graph, const std::vector<PartitionTarget>& targets,
                      graph.name, fmt::join(refused, "; "));
 }
 
+// A state pair stays on the device of the segment that writes its next
+// value when that segment is the only one reading it: then nothing else
+// needs it on the host between runs. A state that another segment reads,
+// or that a host segment writes, is the runtime's to carry as a tensor.
+void hold_states(const Graph& graph,
+                 const std::vector<PartitionTarget>& targets,
+                 Partition& partition) {
+  auto has = [](const Graph& g, const std::vector<ValueId>& ids,
+                const std::string& name) {
+    return std::any_of(ids.begin(), ids.end(),
+                       [&](ValueId id) { return g.value(id).name == name; });
+  };
+  for (size_t p = 0; p < graph.state_pairs.size(); ++p) {
+    const StatePair& pair = graph.state_pairs[p];
+    const std::string& in = graph.value(pair.input).name;
+    const std::string& out = graph.value(pair.output).name;
+    int writer = -1;
+    int readers = 0, reading_writer = 0;
+    for (size_t s = 0; s < partition.segments.size(); ++s) {
+      const Graph& g = partition.segments[s].graph;
+      const bool reads = has(g, g.inputs, in);
+      if (has(g, g.outputs, out)) writer = static_cast<int>(s);
+      readers += reads || has(g, g.inputs, out);
+      reading_writer += reads && has(g, g.outputs, out);
+    }
+    if (writer < 0 || readers != 1 || reading_writer != 1) continue;
+    Segment& segment = partition.segments[writer];
+    if (targets[segment.target].host_memory) continue;
+    Graph& g = segment.graph;
+    StatePair held;
+    held.input = g.find_value(in);
+    held.output = g.find_value(out);
+    held.initial = pair.initial;
+    g.state_pairs.push_back(std::move(held));
+    segment.held_states.push_back(static_cast<int>(p));
+  }
+}
+
 }  // namespace
 
 Result<Partition> partition_graph(const Graph& graph,
@@ -369,7 +408,10 @@ Result<Partition> partition_graph(const Graph& graph,
       }
       partition.segments.push_back(std::move(segment));
     }
-    if (!changed || round + 1 >= kMaxRounds) return partition;
+    if (!changed || round + 1 >= kMaxRounds) {
+      hold_states(graph, targets, partition);
+      return partition;
+    }
   }
 }
 
@@ -386,7 +428,12 @@ uint64_t crossing_bytes(const Partition& partition,
     const Graph& typed = bound.is_ok() ? *bound : segment.graph;
     std::vector<ValueId> crossing = typed.inputs;
     crossing.insert(crossing.end(), typed.outputs.begin(), typed.outputs.end());
+    std::set<ValueId> held;
+    for (const StatePair& pair : typed.state_pairs) {
+      held.insert({pair.input, pair.output});
+    }
     for (ValueId id : crossing) {
+      if (held.count(id)) continue;  // stays on the device
       const Value& value = typed.value(id);
       Result<std::vector<int64_t>> dims =
           concrete_dims(value, nullptr, bindings);

@@ -30,6 +30,11 @@ struct Segment {
   // later segments or the graph's outputs read (names as in the whole
   // graph), and it holds the constants it reads.
   Graph graph;
+  // The state pairs of the whole graph (indices into its state_pairs) this
+  // segment keeps on its device between runs of a Stream, in the order of
+  // graph.state_pairs here: a device segment that alone reads a state and
+  // writes its next value (a decode step's KV cache).
+  std::vector<int> held_states;
 };
 
 struct Partition {
@@ -49,7 +54,8 @@ Result<Partition> partition_graph(const Graph& graph,
 // Bytes that cross between host and device memory per run: each value a
 // segment on a device target reads or writes across its edge, at these
 // sizes of the symbolic dims; a value whose dims are not all known counts
-// as 0 and is listed in `unknown`.
+// as 0 and is listed in `unknown`. A state a device segment holds
+// (Segment::held_states) does not count: a Stream keeps it there.
 uint64_t crossing_bytes(const Partition& partition,
                         const std::vector<PartitionTarget>& targets,
                         const std::map<std::string, int64_t>& bindings,

@@ -155,5 +155,61 @@ TEST(Partition, AValueTwoSegmentsReadLeavesItsSegmentOnce) {
   EXPECT_EQ(first.outputs.size(), 2u);  // Relu's for Exp, Neg's for Add
 }
 
+// past -> (op_on_past) -> + Relu(x) -> present, y = Neg(present): a state
+// pair whose input `op_on_past` reads (Exp: host only; Tanh: device).
+Graph state_graph(const std::string& op_on_past) {
+  GraphBuilder b("state");
+  ValueId x = b.input("x", DType::kF32, Shape{4});
+  ValueId past = b.input("past", DType::kF32, Shape{4});
+  ValueId exp = b.add("Exp", {x});  // first, so the host segment runs first
+  ValueId present = b.add("Add", {b.add(op_on_past, {past}), exp});
+  b.output(b.add("Neg", {present}), "y");
+  b.output(present, "present");
+  b.state_pair(past, present);
+  return typed(std::move(b));
+}
+
+TEST(Partition, AStateOneDeviceSegmentReadsAndWritesIsHeldThere) {
+  // Exp(x) on the host, then Tanh(past) + it on the device: the device
+  // segment alone reads past and writes present.
+  Graph graph = state_graph("Tanh");
+  const std::vector<PartitionTarget> targets = device_then_host({"Exp"});
+  Result<Partition> p = partition_graph(graph, targets);
+  ASSERT_TRUE(p.is_ok()) << p.status().to_string();
+  ASSERT_EQ(p->segments.size(), 2u);
+  const Segment& device = p->segments[1];
+  EXPECT_EQ(device.target, 0);
+  EXPECT_EQ(device.held_states, (std::vector<int>{0}));
+  ASSERT_EQ(device.graph.state_pairs.size(), 1u);
+  EXPECT_EQ(device.graph.value(device.graph.state_pairs[0].input).name, "past");
+  EXPECT_EQ(device.graph.value(device.graph.state_pairs[0].output).name,
+            "present");
+  EXPECT_TRUE(p->segments[0].held_states.empty());
+  // Per step only Exp's output goes in and y comes out (4 floats each).
+  EXPECT_EQ(crossing_bytes(*p, targets, {}), 2u * 16u);
+}
+
+TEST(Partition, AStateAHostSegmentReadsIsNotHeld) {
+  // Exp(past) on the host: the state crosses every step as a tensor.
+  Graph graph = state_graph("Exp");
+  const std::vector<PartitionTarget> targets = device_then_host({"Exp"});
+  Result<Partition> p = partition_graph(graph, targets);
+  ASSERT_TRUE(p.is_ok()) << p.status().to_string();
+  for (const Segment& segment : p->segments) {
+    EXPECT_TRUE(segment.held_states.empty());
+    EXPECT_TRUE(segment.graph.state_pairs.empty());
+  }
+}
+
+TEST(Partition, AStateOnTheHostIsNotHeld) {
+  // Everything on the host (the device refuses Add): nothing to hold.
+  Graph graph = state_graph("Tanh");
+  Result<Partition> p = partition_graph(graph, device_then_host({"Add"}));
+  ASSERT_TRUE(p.is_ok()) << p.status().to_string();
+  for (const Segment& segment : p->segments) {
+    EXPECT_TRUE(segment.held_states.empty());
+  }
+}
+
 }  // namespace
 }  // namespace seqrt
