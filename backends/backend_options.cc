@@ -52,6 +52,19 @@ Result<bool> parse_bool_option(const std::string& key,
 }
 
 Status BackendOptions::set(const std::string& key, const std::string& value) {
+  const size_t dot = key.find('.');
+  if (dot != std::string::npos && is_key(key.substr(0, dot))) {
+    const std::string backend = key.substr(0, dot), own = key.substr(dot + 1);
+    BackendOptions checked;  // the value must suit the key
+    SEQRT_RETURN_IF_ERROR(checked.set(own, value));
+    if (own.find('.') != std::string::npos) {
+      return invalid_argument("backend option key '{}' names more than one "
+                              "backend; give BACKEND.KEY",
+                              key);
+    }
+    per_backend[backend][own] = value;
+    return Status::ok();
+  }
   if (!is_key(key)) {
     return invalid_argument(
         "backend option key '{}' is not a name (lower-case letters, digits "
@@ -68,6 +81,31 @@ Status BackendOptions::set(const std::string& key, const std::string& value) {
     other[key] = value;
   }
   return Status::ok();
+}
+
+Result<BackendOptions> options_for_backend(const BackendOptions& options,
+                                           const std::vector<std::string>& names,
+                                           size_t index) {
+  for (const auto& [backend, keys] : options.per_backend) {
+    if (std::find(names.begin(), names.end(), backend) == names.end()) {
+      return invalid_argument(
+          "backend option '{}.{}' is for backend '{}', which is not among "
+          "the backends asked for ({})",
+          backend, keys.begin()->first, backend, fmt::join(names, ","));
+    }
+  }
+  BackendOptions own;
+  if (index == 0) {
+    own = options;
+    own.per_backend.clear();
+  }
+  auto it = options.per_backend.find(names.at(index));
+  if (it != options.per_backend.end()) {
+    for (const auto& [key, value] : it->second) {
+      SEQRT_RETURN_IF_ERROR(own.set(key, value));
+    }
+  }
+  return own;
 }
 
 std::vector<std::string> BackendOptions::keys() const {

@@ -32,15 +32,27 @@ struct BackendOptions {
   // Keys only one backend takes, as given; that backend checks the values
   // (Vulkan: "forms", "device_name", "validation").
   std::map<std::string, std::string> other;
+  // Options for one backend of a list ("vulkan,cpu"), given as
+  // BACKEND.KEY=VALUE: backend name -> key -> value as text. Keys without a
+  // backend go to the first backend of a list.
+  std::map<std::string, std::map<std::string, std::string>> per_backend;
 
   // Parses one KEY=VALUE as the C API, Python and the CLI give it:
   // "device" a non-negative integer, "fp16_weights" a boolean (1, 0, true,
-  // false, on, off, yes, no); other keys are kept as text. kInvalidArgument
-  // naming the key and what was expected.
+  // false, on, off, yes, no); other keys are kept as text; BACKEND.KEY goes
+  // to per_backend (its value checked as KEY's). kInvalidArgument naming
+  // the key and what was expected.
   Status set(const std::string& key, const std::string& value);
   // The keys set, sorted.
   std::vector<std::string> keys() const;
 };
+
+// The options backend `names[index]` of a list is created with: the keys
+// without a backend when it is the first, then its BACKEND.KEY ones.
+// kInvalidArgument when a BACKEND.KEY names a backend not in `names`.
+Result<BackendOptions> options_for_backend(const BackendOptions& options,
+                                           const std::vector<std::string>& names,
+                                           size_t index);
 
 // One key a backend takes, for its error messages and for the docs.
 struct BackendOptionSpec {

@@ -55,6 +55,45 @@ TEST(BackendOptions, AKeyNoBackendTakesIsRefusedWhenSet) {
   EXPECT_TRUE(has(status, "'-2'")) << status.message();
 }
 
+TEST(BackendOptions, BackendDotKeyGoesToThatBackendOfAList) {
+  // reference,cpu: "cpu.device=3" reaches the cpu backend (which has only
+  // device 0) and not the first; "device" without a backend goes to the
+  // first.
+  BackendOptions options;
+  ASSERT_TRUE(set_backend_option(options, "cpu.device", "3").is_ok());
+  Status status = create_backend("reference,cpu", options).status();
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(has(status, "device index 3")) << status.message();
+  EXPECT_TRUE(has(status, "cpu")) << status.message();
+  options = BackendOptions{};
+  ASSERT_TRUE(set_backend_option(options, "reference.device", "0").is_ok());
+  ASSERT_TRUE(set_backend_option(options, "cpu.device", "0").is_ok());
+  EXPECT_TRUE(create_backend("reference,cpu", options).is_ok());
+  // Alone, a backend takes its own BACKEND.KEY too.
+  BackendOptions alone;
+  ASSERT_TRUE(set_backend_option(alone, "cpu.device", "3").is_ok());
+  EXPECT_TRUE(has(create_backend("cpu", alone).status(), "device index 3"));
+}
+
+TEST(BackendOptions, BackendDotKeyErrorsNameWhatIsWrong) {
+  BackendOptions options;
+  Status status = set_backend_option(options, "nosuch.device", "0");
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(has(status, "backend 'nosuch'")) << status.message();
+  status = set_backend_option(options, "reference.forms", "chunked");
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(has(status, "takes no option 'forms'")) << status.message();
+  status = set_backend_option(options, "reference.device", "minus one");
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(has(status, "device")) << status.message();
+  // A backend not in the list asked for.
+  ASSERT_TRUE(set_backend_option(options, "reference.device", "0").is_ok());
+  status = create_backend("cpu", options).status();
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(has(status, "is for backend 'reference', which is not among"))
+      << status.message();
+}
+
 TEST(BackendOptions, EveryBackendDeclaresItsKeys) {
   for (const std::string& name : compiled_backends()) {
     std::vector<BackendOptionSpec> specs = backend_option_specs(name);

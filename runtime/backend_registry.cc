@@ -62,14 +62,16 @@ Result<std::unique_ptr<Backend>> create_backend(const std::string& name,
   if (name.find(',') != std::string::npos) {
     return create_multi_backend(name, options);
   }
+  SEQRT_ASSIGN_OR_RETURN(BackendOptions own,
+                         options_for_backend(options, {name}, 0));
   if (name == "cuda") {
     // Checked here too, so that a bad key fails alike with no GPU.
     SEQRT_RETURN_IF_ERROR(check_backend_option_keys(
-        "cuda", options, cuda_plugin::cuda_backend_option_specs()));
-    return load_cuda_backend(options);
+        "cuda", own, cuda_plugin::cuda_backend_option_specs()));
+    return load_cuda_backend(own);
   }
   for (const BackendEntry& entry : entries()) {
-    if (name == entry.name) return entry.create(options);
+    if (name == entry.name) return entry.create(own);
   }
   return not_found("no backend '{}' in this build; available: {}", name,
                    fmt::join(compiled_backends(), ", "));
@@ -87,6 +89,29 @@ std::vector<BackendOptionSpec> backend_option_specs(const std::string& name) {
 
 Status set_backend_option(BackendOptions& options, const std::string& key,
                           const std::string& value) {
+  const size_t dot = key.find('.');
+  if (dot != std::string::npos) {
+    // BACKEND.KEY: a key that backend takes.
+    const std::string backend = key.substr(0, dot), own = key.substr(dot + 1);
+    std::vector<std::string> names = compiled_backends();
+    if (std::find(names.begin(), names.end(), backend) == names.end()) {
+      return invalid_argument(
+          "backend option '{}' names backend '{}', which is not in this "
+          "build; available: {}",
+          key, backend, fmt::join(names, ", "));
+    }
+    std::vector<std::string> keys;
+    for (const BackendOptionSpec& spec : backend_option_specs(backend)) {
+      keys.push_back(spec.key);
+    }
+    if (std::find(keys.begin(), keys.end(), own) == keys.end()) {
+      return invalid_argument(
+          "backend option '{}': the {} backend takes no option '{}'; it "
+          "takes: {}",
+          key, backend, own, fmt::join(keys, ", "));
+    }
+    return options.set(key, value);
+  }
   std::set<std::string> known;
   for (const std::string& name : compiled_backends()) {
     for (const BackendOptionSpec& spec : backend_option_specs(name)) {

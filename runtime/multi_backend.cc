@@ -197,8 +197,11 @@ Result<std::unique_ptr<Backend>> create_multi_backend(
                          parse_backend_list(list));
   std::vector<std::unique_ptr<Backend>> backends;
   for (size_t i = 0; i < names.size(); ++i) {
-    Result<std::unique_ptr<Backend>> backend =
-        create_backend(names[i], i == 0 ? options : BackendOptions{});
+    Result<BackendOptions> own = options_for_backend(options, names, i);
+    if (!own.is_ok()) {
+      return own.status().with_context(fmt::format("backend list '{}'", list));
+    }
+    Result<std::unique_ptr<Backend>> backend = create_backend(names[i], *own);
     if (!backend.is_ok()) {
       return backend.status().with_context(
           fmt::format("backend list '{}'", list));

@@ -20,8 +20,9 @@ namespace seqrt {
 // an empty name or a name given twice.
 Result<std::vector<std::string>> parse_backend_list(const std::string& list);
 
-// The backends of `list`, created in order: `options` go to the first (the
-// device backend a list usually starts with); the others take defaults.
+// The backends of `list`, created in order: keys of `options` without a
+// backend go to the first (the device backend a list usually starts with),
+// BACKEND.KEY ones (BackendOptions::per_backend) to the backend named.
 Result<std::unique_ptr<Backend>> create_multi_backend(
     const std::string& list, const BackendOptions& options);
 

@@ -22,7 +22,9 @@ inline CLI::Option* add_backend_option_flag(CLI::App& command,
       .add_option("--backend-option", given,
                   "An option of the backend as KEY=VALUE, e.g. device=1, "
                   "fp16_weights=1 or forms=chunked (vulkan); repeat for "
-                  "each. The backend's environment variables override them "
+                  "each; with a list such as vulkan,cpu, KEY goes to the "
+                  "first backend and BACKEND.KEY (cpu.device=0) to the one "
+                  "named. The backend's environment variables override them "
                   "(backends/README.md)")
       ->allow_extra_args(false);
 }
