@@ -25,16 +25,23 @@ Graph build(GraphBuilder& b) {
   return std::move(graph).value();
 }
 
-// x -> Relu -> CumSum(axis fed at run time, so on the CPU) -> + past ->
-// present, y = Neg(present): the state is read and written only by the
-// last Vulkan segment.
+ValueId mixer(GraphBuilder& b) {
+  std::vector<float> m(64);
+  for (size_t i = 0; i < m.size(); ++i) m[i] = 0.05f * float(i % 7) - 0.1f;
+  return b.constant("m", Tensor::from_vector<float>({8, 8}, m));
+}
+
+// x -> MatMul -> CumSum(axis fed at run time, so on the CPU) -> MatMul ->
+// + past -> present, y = Neg(present): the state is read and written only
+// by the last Vulkan segment.
 Graph island_state_graph() {
   GraphBuilder b("island_state");
   ValueId x = b.input("x", DType::kF32, Shape{2, 8});
   ValueId axis = b.input("axis", DType::kI64, Shape{});
   ValueId past = b.input("past", DType::kF32, Shape{2, 8});
-  ValueId summed = b.add("CumSum", {b.add("Relu", {x}), axis});
-  ValueId present = b.add("Add", {summed, past});
+  ValueId m = mixer(b);
+  ValueId summed = b.add("CumSum", {b.add("MatMul", {x, m}), axis});
+  ValueId present = b.add("Add", {b.add("MatMul", {summed, m}), past});
   b.output(b.add("Neg", {present}), "y");
   b.output(present, "present");
   b.state_pair(past, present);
@@ -49,7 +56,7 @@ Graph state_read_on_cpu_graph() {
   ValueId axis = b.input("axis", DType::kI64, Shape{});
   ValueId past = b.input("past", DType::kF32, Shape{2, 8});
   ValueId summed = b.add("CumSum", {past, axis});
-  ValueId present = b.add("Add", {b.add("Relu", {x}), summed});
+  ValueId present = b.add("Add", {b.add("MatMul", {x, mixer(b)}), summed});
   b.output(b.add("Neg", {present}), "y");
   b.output(present, "present");
   b.state_pair(past, present);
@@ -164,8 +171,8 @@ TEST_F(HeldStateTest, AStateTheLastSegmentOwnsStaysOnTheDevice) {
     const std::string where = "step " + std::to_string(step);
     vulkan::TransferCounts moved =
         step_both(mixed, cpu, island_feeds(scale), where);
-    // x into the first segment, the CumSum into the last; Relu out of the
-    // first, y out of the last. The state is written once, at the start.
+    // x into the first segment, the CumSum into the last; a product out of
+    // the first, y out of the last. The state is written once, at the start.
     EXPECT_EQ(moved.to_device, 2 * kRowBytes + (step == 0 ? kRowBytes : 0))
         << where;
     EXPECT_EQ(moved.to_host, 2 * kRowBytes) << where;

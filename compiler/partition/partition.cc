@@ -6,6 +6,7 @@
 #include <set>
 
 #include "compiler/infer/infer_graph.h"
+#include "compiler/partition/light_islands.h"
 #include "compiler/passes/rewrite.h"
 #include "compiler/planner/bind_dims.h"
 
@@ -371,9 +372,14 @@ Result<Partition> partition_graph(const Graph& graph,
   // refused[t]: nodes target t refused in a segment of its own (a value
   // the whole graph computes from shapes may arrive there as data).
   std::vector<std::set<int>> refused(targets.size());
+  // Why a node left a target in an earlier round, for the report.
+  std::map<int, std::string> reasons;
   for (int round = 0;; ++round) {
     Partition partition;
     SEQRT_RETURN_IF_ERROR(assign(graph, targets, refused, partition));
+    for (const auto& [n, why] : reasons) {
+      if (partition.node_target[n] != 0) partition.why[n] = why;
+    }
     const std::vector<std::vector<int>> groups =
         group_in_order(dependencies(graph), partition.node_target);
     size_t placed = 0;
@@ -403,10 +409,22 @@ Result<Partition> partition_graph(const Graph& graph,
                                                      segment.graph.nodes[k]);
         if (ok.is_ok()) continue;
         refused[segment.target].insert(copied[k]);
-        partition.why[copied[k]] = ok.message();
+        partition.why[copied[k]] = reasons[copied[k]] = ok.message();
         changed = true;
       }
       partition.segments.push_back(std::move(segment));
+    }
+    if (!changed) {
+      // Settled: then the cost step, which may settle it anew.
+      auto is_parameter = [&](const Node& node) {
+        return is_parameter_node(graph, node);
+      };
+      for (const auto& [n, why] :
+           light_islands(graph, targets, partition, is_parameter)) {
+        refused[partition.node_target[n]].insert(n);
+        reasons[n] = why;
+        changed = true;
+      }
     }
     if (!changed || round + 1 >= kMaxRounds) {
       hold_states(graph, targets, partition);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler/infer/infer_graph.h"
+#include "compiler/partition/light_islands.h"
 #include "graph/builder.h"
 
 namespace seqrt {
@@ -31,15 +32,18 @@ Graph typed(GraphBuilder&& b) {
   return g;
 }
 
-// x -> Relu -> Exp -> Neg -> (+ w) -> y, w a constant of 8 floats.
+// x -> MatMul(m) -> Exp -> MatMul(m) -> (+ w) -> y, m an 8x8 and w an 8
+// constant; the matmuls are worth a trip to a device.
 Graph chain() {
   GraphBuilder b("chain");
   ValueId x = b.input("x", DType::kF32, Shape{Dim::symbol("batch"), 8});
+  ValueId m = b.constant(
+      "m", Tensor::from_vector<float>({8, 8}, std::vector<float>(64, 0.1f)));
   ValueId w = b.constant(
       "w", Tensor::from_vector<float>({8}, std::vector<float>(8, 0.5f)));
-  ValueId r = b.add("Relu", {x});
+  ValueId r = b.add("MatMul", {x, m});
   ValueId e = b.add("Exp", {r});
-  ValueId n = b.add("Neg", {e});
+  ValueId n = b.add("MatMul", {e, m});
   b.output(b.add("Add", {n, w}), "y");
   return typed(std::move(b));
 }
@@ -64,11 +68,11 @@ TEST(Partition, EveryNodeOnTheFirstTargetThatTakesIt) {
   ASSERT_EQ(p->segments.size(), 1u);
   EXPECT_EQ(p->segments[0].target, 0);
   EXPECT_EQ(ops_of(p->segments[0].graph),
-            (std::vector<std::string>{"Relu", "Exp", "Neg", "Add"}));
-  // The weight is the segment's constant, not an input.
+            (std::vector<std::string>{"MatMul", "Exp", "MatMul", "Add"}));
+  // The weights are the segment's constants, not inputs.
   EXPECT_EQ(names(p->segments[0].graph, p->segments[0].graph.inputs),
             (std::vector<std::string>{"x"}));
-  EXPECT_EQ(p->segments[0].graph.constants.size(), 1u);
+  EXPECT_EQ(p->segments[0].graph.constants.size(), 2u);
 }
 
 TEST(Partition, AHostIslandBetweenDeviceSegments) {
@@ -80,7 +84,8 @@ TEST(Partition, AHostIslandBetweenDeviceSegments) {
   EXPECT_EQ(p->segments[1].target, 1);
   EXPECT_EQ(p->segments[2].target, 0);
   EXPECT_EQ(ops_of(p->segments[1].graph), (std::vector<std::string>{"Exp"}));
-  // Copies at the edges: Relu's output into the island, Exp's out of it.
+  // Copies at the edges: the first MatMul's output into the island, Exp's
+  // out of it.
   const Graph& island = p->segments[1].graph;
   EXPECT_EQ(names(island, island.inputs),
             names(p->segments[0].graph, p->segments[0].graph.outputs));
@@ -88,8 +93,9 @@ TEST(Partition, AHostIslandBetweenDeviceSegments) {
             names(p->segments[2].graph, p->segments[2].graph.inputs));
   EXPECT_EQ(p->why[1], "no Exp kernel");
   EXPECT_EQ(p->why[0], "");
-  // The device segments move x and Relu's output, then Exp's output and y:
-  // 4 crossings of (batch 2 x 8) floats. The weight never crosses.
+  // The device segments move x and the first MatMul's output, then Exp's
+  // output and y: 4 crossings of (batch 2 x 8) floats. The weights never
+  // cross.
   std::vector<std::string> unknown;
   EXPECT_EQ(
       crossing_bytes(*p, device_then_host({"Exp"}), {{"batch", 2}}, &unknown),
@@ -155,14 +161,18 @@ TEST(Partition, AValueTwoSegmentsReadLeavesItsSegmentOnce) {
   EXPECT_EQ(first.outputs.size(), 2u);  // Relu's for Exp, Neg's for Add
 }
 
-// past -> (op_on_past) -> + Relu(x) -> present, y = Neg(present): a state
-// pair whose input `op_on_past` reads (Exp: host only; Tanh: device).
+// past -> (op_on_past) -> + MatMul(Exp(x), m) -> present,
+// y = Neg(present): a state pair whose input `op_on_past` reads (Exp: host
+// only; Tanh: device).
 Graph state_graph(const std::string& op_on_past) {
   GraphBuilder b("state");
   ValueId x = b.input("x", DType::kF32, Shape{4});
   ValueId past = b.input("past", DType::kF32, Shape{4});
+  ValueId m = b.constant(
+      "m", Tensor::from_vector<float>({4, 4}, std::vector<float>(16, 0.25f)));
   ValueId exp = b.add("Exp", {x});  // first, so the host segment runs first
-  ValueId present = b.add("Add", {b.add(op_on_past, {past}), exp});
+  ValueId mixed = b.add("MatMul", {exp, m});
+  ValueId present = b.add("Add", {b.add(op_on_past, {past}), mixed});
   b.output(b.add("Neg", {present}), "y");
   b.output(present, "present");
   b.state_pair(past, present);
@@ -170,8 +180,8 @@ Graph state_graph(const std::string& op_on_past) {
 }
 
 TEST(Partition, AStateOneDeviceSegmentReadsAndWritesIsHeldThere) {
-  // Exp(x) on the host, then Tanh(past) + it on the device: the device
-  // segment alone reads past and writes present.
+  // Exp(x) on the host, then the rest on the device: the device segment
+  // alone reads past and writes present.
   Graph graph = state_graph("Tanh");
   const std::vector<PartitionTarget> targets = device_then_host({"Exp"});
   Result<Partition> p = partition_graph(graph, targets);
@@ -209,6 +219,33 @@ TEST(Partition, AStateOnTheHostIsNotHeld) {
   for (const Segment& segment : p->segments) {
     EXPECT_TRUE(segment.held_states.empty());
   }
+}
+
+TEST(Partition, ALightDeviceIslandBetweenHostSegmentsMovesToTheHost) {
+  // x -> Relu -> Exp (host only) -> Neg -> y: Relu and Neg alone on the
+  // device would each cost a round trip for one pass over 8 floats.
+  GraphBuilder b("light");
+  ValueId x = b.input("x", DType::kF32, Shape{8});
+  b.output(b.add("Neg", {b.add("Exp", {b.add("Relu", {x})})}), "y");
+  Graph graph = typed(std::move(b));
+  Result<Partition> p = partition_graph(graph, device_then_host({"Exp"}));
+  ASSERT_TRUE(p.is_ok()) << p.status().to_string();
+  ASSERT_EQ(p->segments.size(), 1u);
+  EXPECT_EQ(p->segments[0].target, 1);
+  EXPECT_NE(p->why[0].find("moved to host"), std::string::npos) << p->why[0];
+  EXPECT_NE(p->why[2].find("only light ops"), std::string::npos) << p->why[2];
+  EXPECT_EQ(p->why[1], "no Exp kernel");
+}
+
+TEST(Partition, HeavyOpsAreWorthTheTrip) {
+  Node matmul, relu, scan;
+  matmul.op = "MatMul";
+  relu.op = "Relu";
+  scan.domain = kSeqrtDomain;
+  scan.op = "SelectiveScan";
+  EXPECT_TRUE(is_heavy_op(matmul));
+  EXPECT_FALSE(is_heavy_op(relu));
+  EXPECT_TRUE(is_heavy_op(scan));
 }
 
 }  // namespace
