@@ -9,81 +9,12 @@
 #include "compiler/infer/infer_graph.h"
 #include "compiler/partition/partition.h"
 #include "runtime/backend_registry.h"
+#include "runtime/deferred_executable.h"
+#include "runtime/if_on_host.h"
 #include "runtime/partitioned_executable.h"
 
 namespace seqrt {
 namespace {
-
-// A segment whose inputs' ranks the whole graph does not know (an If's
-// outputs): compiled at its first run for the dims it is fed, and again
-// for each new set of dims (kept, as a backend that records fixed command
-// buffers does for each shape binding).
-class DeferredExecutable : public Executable {
- public:
-  static constexpr size_t kMaxCompiledDims = 16;
-
-  DeferredExecutable(Graph graph, Backend& backend, CompileOptions options)
-      : graph_(std::move(graph)), backend_(backend), options_(options) {}
-
-  Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override {
-    std::vector<std::vector<int64_t>> key;
-    for (const Tensor& t : inputs) key.push_back(t.dims());
-    std::shared_ptr<Executable> compiled;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = compiled_.find(key);
-      if (it == compiled_.end()) {
-        SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Executable> made,
-                               compile_for(key));
-        // Inputs of many lengths (streamed chunks) must not grow it without
-        // end: past the cap, start again (runs in flight keep theirs).
-        if (compiled_.size() >= kMaxCompiledDims) compiled_.clear();
-        it = compiled_.emplace(key, std::move(made)).first;
-      }
-      compiled = it->second;
-    }
-    return compiled->run(std::move(inputs));
-  }
-
- private:
-  Result<std::shared_ptr<Executable>> compile_for(
-      const std::vector<std::vector<int64_t>>& dims) const {
-    if (dims.size() != graph_.inputs.size()) {
-      return invalid_argument("graph '{}' takes {} inputs, got {}", graph_.name,
-                              graph_.inputs.size(), dims.size());
-    }
-    Graph typed = graph_;
-    std::set<ValueId> inputs(typed.inputs.begin(), typed.inputs.end());
-    for (size_t i = 0; i < dims.size(); ++i) {
-      typed.value(typed.inputs[i]).shape = Shape::from_dims(dims[i]);
-    }
-    for (size_t id = 0; id < typed.values.size(); ++id) {
-      if (!inputs.count(static_cast<ValueId>(id)) &&
-          !typed.is_constant(static_cast<ValueId>(id))) {
-        typed.values[id].shape.reset();
-      }
-    }
-    SEQRT_RETURN_IF_ERROR(infer_graph(typed));
-    SEQRT_ASSIGN_OR_RETURN(std::unique_ptr<Executable> made,
-                           backend_.compile(typed, options_));
-    return std::shared_ptr<Executable>(std::move(made));
-  }
-
-  Graph graph_;
-  Backend& backend_;
-  CompileOptions options_;
-  mutable std::mutex mutex_;
-  mutable std::map<std::vector<std::vector<int64_t>>,
-                   std::shared_ptr<Executable>>
-      compiled_;
-};
-
-bool has_input_of_unknown_rank(const Graph& graph) {
-  for (ValueId id : graph.inputs) {
-    if (!graph.value(id).shape) return true;
-  }
-  return false;
-}
 
 class MultiBackend : public Backend {
  public:
@@ -128,7 +59,14 @@ class MultiBackend : public Backend {
       part.label =
           fmt::format("segment {} ({})", s, partition.targets[segment.target]);
       Backend& backend = *backends_[segment.target];
-      if (has_input_of_unknown_rank(segment.graph)) {
+      if (segment.control) {
+        Result<std::unique_ptr<Executable>> compiled =
+            compile_if_on_host(segment.graph, *this, options);
+        if (!compiled.is_ok()) {
+          return compiled.status().with_context(part.label);
+        }
+        part.executable = std::move(compiled).value();
+      } else if (has_input_of_unknown_rank(segment.graph)) {
         part.executable = std::make_unique<DeferredExecutable>(
             segment.graph, backend, options);
       } else {

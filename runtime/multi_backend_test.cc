@@ -78,13 +78,12 @@ void expect_equal(const Tensor& a, const Tensor& b) {
 
 class VulkanThenCpu : public ::testing::Test {
  protected:
-  void SetUp() override {
-    SEQRT_CREATE_BACKEND_OR_SKIP(vulkan, "vulkan");
-  }
+  void SetUp() override { SEQRT_CREATE_BACKEND_OR_SKIP(vulkan, "vulkan"); }
   std::unique_ptr<Session> session(const std::string& backend) {
     SessionOptions options;
     options.backend = backend;
-    Result<std::unique_ptr<Session>> s = Session::create(island_graph(), options);
+    Result<std::unique_ptr<Session>> s =
+        Session::create(island_graph(), options);
     EXPECT_TRUE(s.is_ok()) << s.status().to_string();
     return s.is_ok() ? std::move(s).value() : nullptr;
   }
@@ -132,6 +131,74 @@ TEST_F(VulkanThenCpu, ABackendAloneKeepsItsRefusal) {
   ASSERT_FALSE(alone.is_ok());
   EXPECT_NE(alone.status().message().find("[CumSum]"), std::string::npos)
       << alone.status().message();
+}
+
+// If(x's sum > 0) then MatMul(x, w) else MatMul(Neg(x), w), the weight w
+// a constant of the outer graph both branches capture. The condition is
+// computed at run time, so the If runs on the host; each branch, a
+// matmul, is partitioned again and runs on Vulkan.
+Graph runtime_if_graph() {
+  auto branch = [](const std::string& name, bool negate) {
+    GraphBuilder g(name);
+    ValueId x = g.capture("x", DType::kF32, Shape{2, 8});
+    ValueId w = g.capture("w", DType::kF32, Shape{8, 3});
+    ValueId in = negate ? g.add("Neg", {x}) : x;
+    g.output(g.add("MatMul", {in, w}), "y_" + name);
+    return std::make_shared<Graph>(std::move(g).build().value());
+  };
+  GraphBuilder b("runtime_if");
+  ValueId x = b.input("x", DType::kF32, Shape{2, 8});
+  std::vector<float> w(24);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * float(i % 5) - 0.2f;
+  b.constant("w", Tensor::from_vector<float>({8, 3}, w));
+  ValueId sum = b.add("ReduceSum", {x}, {{"keepdims", int64_t{0}}});
+  ValueId cond =
+      b.add("Greater", {sum, b.constant("zero", Tensor::scalar<float>(0))});
+  auto y = b.add_node("If", {cond},
+                      {{"then_branch", branch("then", false)},
+                       {"else_branch", branch("else", true)}},
+                      1);
+  b.output(y[0], "y");
+  Result<Graph> graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  return std::move(graph).value();
+}
+
+TEST_F(VulkanThenCpu, ARunTimeIfRunsItsBranchesOnVulkan) {
+  SessionOptions options;
+  options.backend = "vulkan,cpu";
+  Result<std::unique_ptr<Session>> mixed =
+      Session::create(runtime_if_graph(), options);
+  ASSERT_TRUE(mixed.is_ok()) << mixed.status().to_string();
+  options.backend = "cpu";
+  Result<std::unique_ptr<Session>> cpu =
+      Session::create(runtime_if_graph(), options);
+  ASSERT_TRUE(cpu.is_ok()) << cpu.status().to_string();
+  const std::string report = (*mixed)->placement_report({});
+  EXPECT_NE(report.find("its If runs on the host, each branch partitioned "
+                        "again"),
+            std::string::npos)
+      << report;
+  // Each branch: one Vulkan segment holding the weight; x in, y out.
+  EXPECT_NE(report.find("then branch: 1 segment(s) on [vulkan, cpu]; 88 "
+                        "bytes cross"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("else branch: 1 segment(s)"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("1 constant(s) held"), std::string::npos) << report;
+  // Positive x takes the then branch, negative x the else branch.
+  for (float sign : {1.0f, -1.0f}) {
+    std::vector<float> x(16);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = sign * 0.1f * float(i + 1);
+    std::map<std::string, Tensor> in = {
+        {"x", Tensor::from_vector<float>({2, 8}, x)}};
+    Result<std::map<std::string, Tensor>> got = (*mixed)->run(in);
+    Result<std::map<std::string, Tensor>> want = (*cpu)->run(in);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+    expect_equal(got->at("y"), want->at("y"));
+  }
 }
 
 }  // namespace

@@ -315,6 +315,10 @@ std::string PartitionedExecutable::placement_report(
         text += fmt::format("    {}\n", partition_.why[n]);
       }
     }
+    if (segment.control && s < parts_.size()) {
+      text += "    its If runs on the host, each branch partitioned again:\n";
+      text += parts_[s].executable->placement_report(bindings);
+    }
   }
   return text;
 }

@@ -38,9 +38,11 @@ std::vector<std::set<int>> dependencies(const Graph& graph) {
 }
 
 // A dependency order that keeps each target's nodes together: among the
-// nodes ready to run, one on the current target first.
+// nodes ready to run, one on the current target first. A node `alone`
+// makes a group of its own.
 std::vector<std::vector<int>> group_in_order(
-    const std::vector<std::set<int>>& deps, const std::vector<int>& target) {
+    const std::vector<std::set<int>>& deps, const std::vector<int>& target,
+    const std::vector<bool>& alone) {
   const size_t count = deps.size();
   std::vector<std::vector<int>> readers(count);
   std::vector<size_t> waiting(count);
@@ -55,14 +57,14 @@ std::vector<std::vector<int>> group_in_order(
   while (!ready.empty()) {
     int pick = -1;
     for (int n : ready) {
-      if (target[n] == current) {
+      if (target[n] == current && !alone[n]) {
         pick = n;
         break;
       }
     }
     if (pick < 0) {
       pick = *ready.begin();
-      current = target[pick];
+      current = alone[pick] ? -1 : target[pick];
       groups.emplace_back();
     }
     ready.erase(pick);
@@ -72,6 +74,45 @@ std::vector<std::vector<int>> group_in_order(
     }
   }
   return groups;
+}
+
+// Whether `graph` or a subgraph in it holds a heavy op (light_islands.h).
+bool holds_heavy_op(const Graph& graph) {
+  for (const Node& node : graph.nodes) {
+    if (!node.has_subgraphs() && is_heavy_op(node)) return true;
+    for (const auto& [name, attr] : node.attrs) {
+      if (attr.type() == AttrType::kGraph && holds_heavy_op(*attr.as_graph())) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The If nodes the runtime runs branch by branch (Segment::control): on a
+// host target after a device one, with a heavy op in a branch.
+std::vector<bool> control_nodes(const Graph& graph,
+                                const std::vector<PartitionTarget>& targets,
+                                const std::vector<int>& node_target) {
+  std::vector<bool> control(graph.nodes.size(), false);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    const int t = node_target[n];
+    if (node.op != "If" || !node.domain.empty() || !targets[t].host_memory) {
+      continue;
+    }
+    bool device_before = false;
+    for (int e = 0; e < t; ++e) device_before |= !targets[e].host_memory;
+    if (!device_before) continue;
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      const Attribute* attr = node.attr(branch);
+      if (attr != nullptr && attr->type() == AttrType::kGraph &&
+          holds_heavy_op(*attr->as_graph())) {
+        control[n] = true;
+      }
+    }
+  }
+  return control;
 }
 
 // Shape arithmetic (Shape -> Gather -> Concat -> Reshape's shape) is
@@ -380,8 +421,10 @@ Result<Partition> partition_graph(const Graph& graph,
     for (const auto& [n, why] : reasons) {
       if (partition.node_target[n] != 0) partition.why[n] = why;
     }
+    const std::vector<bool> control =
+        control_nodes(graph, targets, partition.node_target);
     const std::vector<std::vector<int>> groups =
-        group_in_order(dependencies(graph), partition.node_target);
+        group_in_order(dependencies(graph), partition.node_target, control);
     size_t placed = 0;
     for (const std::vector<int>& g : groups) placed += g.size();
     if (placed != graph.nodes.size()) {
@@ -399,6 +442,7 @@ Result<Partition> partition_graph(const Graph& graph,
       Segment segment;
       segment.target = partition.node_target[groups[s].front()];
       segment.nodes = groups[s];
+      segment.control = groups[s].size() == 1 && control[groups[s].front()];
       segment.graph = builder.build(static_cast<int>(s),
                                     fmt::format("{}_part{}_{}", graph.name, s,
                                                 targets[segment.target].name));

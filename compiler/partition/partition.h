@@ -35,6 +35,11 @@ struct Segment {
   // graph.state_pairs here: a device segment that alone reads a state and
   // writes its next value (a decode step's KV cache).
   std::vector<int> held_states;
+  // A run-time If alone on a host target, whose branches hold work for a
+  // device earlier in the list: the runtime reads its condition on the
+  // host and runs the branch taken as a graph of its own, partitioned
+  // again, so the branch's kernels run on the device.
+  bool control = false;
 };
 
 struct Partition {
