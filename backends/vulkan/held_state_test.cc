@@ -110,16 +110,7 @@ std::map<std::string, Tensor> cache_feeds(int64_t rows, float scale) {
 void expect_close(const std::map<std::string, Tensor>& got,
                   const std::map<std::string, Tensor>& want,
                   const std::string& where) {
-  ASSERT_EQ(got.size(), want.size()) << where;
-  for (const auto& [name, tensor] : want) {
-    auto it = got.find(name);
-    ASSERT_NE(it, got.end()) << where << ": no '" << name << "'";
-    ASSERT_EQ(it->second.dims(), tensor.dims()) << where << ": " << name;
-    for (int64_t i = 0; i < tensor.num_elements(); ++i) {
-      ASSERT_NEAR(it->second.element_f64(i), tensor.element_f64(i), 1e-4)
-          << where << ": element " << i << " of '" << name << "'";
-    }
-  }
+  vulkan::testing::expect_close_outputs(got, want, where);
 }
 
 class HeldStateTest : public ::testing::Test {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +68,24 @@ inline void expect_first_outputs_close(const Executable& want,
   for (int64_t i = 0; i < w.num_elements(); ++i) {
     double v = w.element_f64(i);
     EXPECT_NEAR(y.element_f64(i), v, atol + rtol * std::abs(v)) << "at " << i;
+  }
+}
+
+// Every named output of `got` as `want`'s within `tolerance`, where says
+// which step of a Stream it was.
+inline void expect_close_outputs(const std::map<std::string, Tensor>& got,
+                                 const std::map<std::string, Tensor>& want,
+                                 const std::string& where,
+                                 double tolerance = 2e-4) {
+  ASSERT_EQ(got.size(), want.size()) << where;
+  for (const auto& [name, tensor] : want) {
+    auto it = got.find(name);
+    ASSERT_NE(it, got.end()) << where << ": no '" << name << "'";
+    ASSERT_EQ(it->second.dims(), tensor.dims()) << where << ": " << name;
+    for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+      ASSERT_NEAR(it->second.element_f64(i), tensor.element_f64(i), tolerance)
+          << where << ": element " << i << " of '" << name << "'";
+    }
   }
 }
 
