@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "importers/onnx/attribute_convert.h"
+#include "importers/onnx/matmul_nbits.h"
 #include "importers/onnx/op_table.h"
 #include "importers/onnx/tensor_convert.h"
 
@@ -276,6 +277,12 @@ class GraphConverter {
 
   // Looks the op up and upgrades older versions; unknown ops are recorded.
   Status map_op(Node& node, int opset) {
+    if (node.domain == kMicrosoftDomain && node.op == "MatMulNBits") {
+      AddConstantFn add = [this](Tensor tensor, const std::string& hint) {
+        return add_constant(std::move(tensor), hint);
+      };
+      return convert_matmul_nbits(node, graph_, add);
+    }
     const std::string& domain = node.domain;
     bool known = ctx_.registry->find(domain, node.op) != nullptr;
     const OnnxOpVersion* version = nullptr;
