@@ -135,6 +135,33 @@ HWY_INLINE void ZeroPointShare(D d, const QuantizedWeights& w, int64_t j,
   }
 }
 
+// total[r] += scale · Σ x[r]·(code − zp) over the whole chunks of
+// [k_begin, k_end): each chunk unpacked once for the R rows of X.
+template <int kBits, bool kSubZp, int R, class D, class V = hn::Vec<D>>
+HWY_INLINE void AccumulateBlock(D d, const uint8_t* row, const float* x,
+                                int64_t ldx, int64_t k_begin, int64_t k_end,
+                                int32_t zp, float scale, V (&total)[R]) {
+  const hn::RebindToSigned<D> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t chunk = (kBits == 4 ? 2 : 1) * lanes;
+  const auto vzp = hn::Set(di, zp);
+  V part[R];
+  for (int r = 0; r < R; ++r) part[r] = hn::Zero(d);
+  for (int64_t k = k_begin; k < k_end; k += chunk) {
+    V lo, hi;
+    Unpack<kBits, kSubZp>(d, row, k, vzp, lo, hi);
+    for (int r = 0; r < R; ++r) {
+      const float* xr = x + r * ldx + k;
+      part[r] = hn::MulAdd(lo, hn::LoadU(d, xr), part[r]);
+      if (kBits == 4) {
+        part[r] = hn::MulAdd(hi, hn::LoadU(d, xr + lanes), part[r]);
+      }
+    }
+  }
+  const V vscale = hn::Set(d, scale);
+  for (int r = 0; r < R; ++r) total[r] = hn::MulAdd(vscale, part[r], total[r]);
+}
+
 // R rows of X against W rows [n0, n1): each chunk unpacked once, used by
 // every row; each block's fp32 partial sum scaled once. 4-bit codes enter
 // the sums as they are, and the zero points' share (small codes, no loss)
@@ -146,9 +173,10 @@ void GemvRows(D d, const float* x, int64_t ldx, const float* block_sums,
               int64_t ldd) {
   using V = hn::Vec<D>;
   constexpr bool kSubZp = kBits == 8;
-  const hn::RebindToSigned<D> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t chunk = (kBits == 4 ? 2 : 1) * lanes;
+  const int64_t whole_blocks = w.k / w.block_size;
+  const int32_t fixed_zp = default_zero_point(w.bits);
   for (int64_t j = n0; j < n1; ++j) {
     const uint8_t* row = w.codes + j * w.row_bytes;
     V total[R];
@@ -157,27 +185,23 @@ void GemvRows(D d, const float* x, int64_t ldx, const float* block_sums,
       total[r] = hn::Zero(d);
       tail[r] = 0.0f;
     }
-    for (int64_t b = 0; b < w.n_blocks; ++b) {
-      const Block blk = BlockOf(w, j, b, chunk);
+    // The whole blocks: a fixed number of chunks, no tail.
+    const float* scales = w.scales + j * w.n_blocks;
+    const uint8_t* zps =
+        w.zero_points ? w.zero_points + j * w.n_blocks : nullptr;
+    int64_t k0 = 0;
+    for (int64_t b = 0; b < whole_blocks; ++b, k0 += w.block_size) {
+      const int32_t zp = !kSubZp ? 0 : zps ? zps[b] : fixed_zp;
+      AccumulateBlock<kBits, kSubZp, R>(d, row, x, ldx, k0, k0 + w.block_size,
+                                        zp, scales[b], total);
+    }
+    // The short last block, when block_size does not divide K: its whole
+    // chunks, then the elements past them.
+    if (whole_blocks < w.n_blocks) {
+      const Block blk = BlockOf(w, j, whole_blocks, chunk);
       const int32_t zp = kSubZp ? blk.zp : 0;
-      const auto vzp = hn::Set(di, zp);
-      V part[R];
-      for (int r = 0; r < R; ++r) part[r] = hn::Zero(d);
-      for (int64_t k = blk.k0; k < blk.k_vec; k += chunk) {
-        V lo, hi;
-        Unpack<kBits, kSubZp>(d, row, k, vzp, lo, hi);
-        for (int r = 0; r < R; ++r) {
-          const float* xr = x + r * ldx + k;
-          part[r] = hn::MulAdd(lo, hn::LoadU(d, xr), part[r]);
-          if (kBits == 4) {
-            part[r] = hn::MulAdd(hi, hn::LoadU(d, xr + lanes), part[r]);
-          }
-        }
-      }
-      const V scale = hn::Set(d, blk.scale);
-      for (int r = 0; r < R; ++r)
-        total[r] = hn::MulAdd(scale, part[r], total[r]);
-      // Only the last block has elements past its whole chunks (K's tail).
+      AccumulateBlock<kBits, kSubZp, R>(d, row, x, ldx, blk.k0, blk.k_vec, zp,
+                                        blk.scale, total);
       for (int64_t k = blk.k_vec; k < blk.k1; ++k) {
         const float wk =
             static_cast<float>(quantized_code(row, k, kBits) - zp) * blk.scale;
