@@ -95,6 +95,23 @@ Result<Tensor> u8_tensor(const std::vector<uint8_t>& bytes, int64_t rows,
 
 }  // namespace
 
+void drop_replaced_weights(Graph& graph, const std::set<ValueId>& replaced) {
+  std::set<ValueId> read(graph.outputs.begin(), graph.outputs.end());
+  for (const Node& node : graph.nodes) {
+    read.insert(node.inputs.begin(), node.inputs.end());
+    for (const auto& [name, attr] : node.attrs) {
+      if (attr.type() != AttrType::kGraph) continue;
+      const Graph& body = *attr.as_graph();
+      for (ValueId capture : body.captures) {
+        read.insert(graph.find_value(body.value(capture).name));
+      }
+    }
+  }
+  for (ValueId id : replaced) {
+    if (read.count(id) == 0) graph.constants.erase(id);
+  }
+}
+
 std::vector<uint8_t> unpack_zero_points(const uint8_t* packed, int64_t n,
                                         int64_t n_blocks, int64_t bits) {
   const int64_t row_bytes = quantized_row_bytes(n_blocks, bits);

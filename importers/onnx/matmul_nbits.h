@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "graph/graph.h"
@@ -28,6 +29,13 @@ inline constexpr const char* kMicrosoftDomain = "com.microsoft";
 // weights) into seqrt::Linear, adding the converted weights as constants.
 Status convert_matmul_nbits(Node& node, const Graph& graph,
                             const AddConstantFn& add_constant);
+
+// The constants `replaced` (MatMulNBits' original B, scales and zero points,
+// which convert_matmul_nbits turned into new constants) that no node,
+// subgraph or graph output reads any more are dropped, so an unoptimised
+// graph (`seqrt convert` without --optimize) does not carry the weights
+// twice.
+void drop_replaced_weights(Graph& graph, const std::set<ValueId>& replaced);
 
 // MatMulNBits' zero points (`bits` 4: two per byte, the low nibble first,
 // each of the N rows padded to a whole byte; 8: one per byte) as one code

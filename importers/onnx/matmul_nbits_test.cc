@@ -101,6 +101,10 @@ TEST(MatMulNBits, ImportsAsQuantizedLinearAndRuns) {
   ASSERT_NE(zp, nullptr);
   EXPECT_EQ(zp->dims(), (std::vector<int64_t>{2, 1}));
   EXPECT_EQ(zp->data_as<uint8_t>()[1], 8);
+  // The converted W, scales and zero points, and the bias; MatMulNBits'
+  // own B, scales and zero points are gone.
+  EXPECT_EQ(graph->constants.size(), 4u);
+  EXPECT_EQ(graph->constant(graph->find_value("w_q")), nullptr);
 
   auto session = Session::create(std::move(*graph), SessionOptions{});
   ASSERT_TRUE(session.is_ok()) << session.status().message();

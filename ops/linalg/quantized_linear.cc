@@ -1,6 +1,5 @@
 #include "ops/linalg/quantized_linear.h"
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -13,7 +12,8 @@ bool is_float_activation(DType dtype) {
 
 // Checks that `shape` is (dims...) where known; `what` names the input.
 Status check_dims(const OpContext& ctx, const char* what, const Shape* shape,
-                  const std::vector<int64_t>& dims, const char* expected) {
+                  const std::vector<int64_t>& dims,
+                  const std::string& expected) {
   if (shape == nullptr) return Status::ok();
   bool ok = shape->rank() == dims.size();
   for (size_t i = 0; ok && i < dims.size(); ++i) {
@@ -101,11 +101,9 @@ Result<QuantizedLinearDims> check_quantized_linear(
       (*scale.shape)[0].is_fixed()) {
     q.n = (*scale.shape)[0].value();
   }
-  char w_what[64];
-  std::snprintf(w_what, sizeof(w_what), "(N, ceil(K*%d/8))",
-                static_cast<int>(q.bits));
-  SEQRT_RETURN_IF_ERROR(
-      check_dims(ctx, "quantized W", w.shape, {q.n, q.row_bytes}, w_what));
+  SEQRT_RETURN_IF_ERROR(check_dims(ctx, "quantized W", w.shape,
+                                   {q.n, q.row_bytes},
+                                   fmt::format("(N, ceil(K*{}/8))", q.bits)));
   SEQRT_RETURN_IF_ERROR(check_dims(ctx, "W_scale", scale.shape,
                                    {q.n, q.n_blocks}, "(N, ceil(K/block))"));
   if (zp.present) {
