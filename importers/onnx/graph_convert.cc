@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "importers/onnx/attribute_convert.h"
+#include "importers/onnx/matmul_nbits.h"
 #include "importers/onnx/op_table.h"
 #include "importers/onnx/tensor_convert.h"
 
@@ -98,6 +99,7 @@ class GraphConverter {
       SEQRT_RETURN_IF_ERROR(add_node(nodes[i], i));
     }
     SEQRT_RETURN_IF_ERROR(add_outputs());
+    drop_replaced_weights(graph_, replaced_);
     return std::move(graph_);
   }
 
@@ -276,6 +278,15 @@ class GraphConverter {
 
   // Looks the op up and upgrades older versions; unknown ops are recorded.
   Status map_op(Node& node, int opset) {
+    if (node.domain == kMicrosoftDomain && node.op == "MatMulNBits") {
+      AddConstantFn add = [this](Tensor tensor, const std::string& hint) {
+        return add_constant(std::move(tensor), hint);
+      };
+      for (size_t i = 1; i < node.inputs.size() && i < 4; ++i) {
+        if (graph_.constant(node.inputs[i])) replaced_.insert(node.inputs[i]);
+      }
+      return convert_matmul_nbits(node, graph_, add);
+    }
     const std::string& domain = node.domain;
     bool known = ctx_.registry->find(domain, node.op) != nullptr;
     const OnnxOpVersion* version = nullptr;
@@ -390,6 +401,8 @@ class GraphConverter {
   Graph graph_;
   std::unordered_map<std::string, ValueId> names_;
   std::map<std::string, Value> declared_;
+  // Constants a MatMulNBits import replaced: dropped at the end if unread.
+  std::set<ValueId> replaced_;
 };
 
 }  // namespace

@@ -2,9 +2,12 @@
 // bias B (N); Y is (..., N). What fuse_linear makes of MatMul+Add(+act), so
 // the CPU backend can run it as one matmul primitive with the bias and the
 // activation as post-ops. Activations: none, relu, gelu (erf), gelu_tanh,
-// sigmoid, silu.
+// sigmoid, silu. With bits = 4 or 8, W is weight-only quantized
+// (quantized_linear.h): the reference dequantises it exactly, then runs the
+// same product.
 #include <cmath>
 
+#include "ops/linalg/quantized_linear.h"
 #include "ops/registry.h"
 #include "ops/util.h"
 
@@ -49,7 +52,46 @@ Result<Shape> linear_shape(const OpContext& ctx, const Shape& x, const Shape& w,
   return y;
 }
 
+// The quantized form's operands as inference sees them.
+Result<QuantizedLinearDims> infer_quantized(InferContext& ctx) {
+  LinearOperand in[kLinearInputCount];
+  for (size_t i = 0; i < kLinearInputCount; ++i) {
+    in[i].present = ctx.has_input(i);
+    if (!in[i].present) continue;
+    in[i].dtype = ctx.input_dtype(i);
+    const std::optional<Shape>& shape = ctx.input_shape(i);
+    in[i].shape = shape ? &*shape : nullptr;
+  }
+  return check_quantized_linear(ctx, in);
+}
+
+// The float form takes no quantization inputs.
+Status check_float_form(const OpContext& ctx, bool has_scale, bool has_zp) {
+  if (has_scale || has_zp) {
+    return ctx.error(
+        "W_scale and W_zero_point belong to quantized weights; set bits to 4 "
+        "or 8, or drop them");
+  }
+  return Status::ok();
+}
+
 Status infer_linear(InferContext& ctx) {
+  const bool has_scale = ctx.has_input(kLinearWScale);
+  const bool has_zp = ctx.has_input(kLinearWZeroPoint);
+  if (linear_bits(ctx) != 0) {
+    SEQRT_ASSIGN_OR_RETURN(QuantizedLinearDims q, infer_quantized(ctx));
+    const std::optional<Shape>& x = ctx.input_shape(kLinearX);
+    if (!x) {
+      ctx.set_output(0, ctx.input_dtype(kLinearX), std::nullopt);
+      return Status::ok();
+    }
+    Shape y = *x;
+    const std::optional<Shape>& w = ctx.input_shape(kLinearW);
+    y[y.rank() - 1] = q.n >= 0 ? Dim(q.n) : w ? (*w)[0] : Dim::unknown();
+    ctx.set_output(0, ctx.input_dtype(kLinearX), std::move(y));
+    return Status::ok();
+  }
+  SEQRT_RETURN_IF_ERROR(check_float_form(ctx, has_scale, has_zp));
   DType dtype = ctx.input_dtype(0);
   DType bias_dtype = ctx.has_input(2) ? ctx.input_dtype(2) : DType::kUndefined;
   SEQRT_RETURN_IF_ERROR(
@@ -82,7 +124,58 @@ double activate(const std::string& activation, double v) {
   return v;  // "none"; the schema allows nothing else
 }
 
+// The quantized form: W dequantised exactly (the contract's formula), then
+// the same product as the float form.
+Status run_quantized_linear(KernelContext& ctx) {
+  LinearOperand in[kLinearInputCount];
+  Shape shapes[kLinearInputCount];
+  for (size_t i = 0; i < kLinearInputCount; ++i) {
+    const Tensor* t = ctx.input(i);
+    if (t == nullptr) continue;
+    shapes[i] = t->shape();
+    in[i] = {true, t->dtype(), &shapes[i]};
+  }
+  SEQRT_ASSIGN_OR_RETURN(QuantizedLinearDims q,
+                         check_quantized_linear(ctx, in));
+  const Tensor& x = *ctx.input(kLinearX);
+  const Tensor& w = *ctx.input(kLinearW);
+  const Tensor* b = ctx.input(kLinearB);
+  const Tensor& scale = *ctx.input(kLinearWScale);
+  const Tensor* zp = ctx.input(kLinearWZeroPoint);
+  std::vector<int64_t> y_dims = x.dims();
+  y_dims.back() = q.n;
+  SEQRT_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), y_dims));
+  const int64_t k = q.k, n = q.n;
+  std::vector<double> w_real(static_cast<size_t>(k * n));
+  const uint8_t* codes = w.data_as<uint8_t>();
+  const float* scales = scale.data_as<float>();
+  const uint8_t* zps = zp ? zp->data_as<uint8_t>() : nullptr;
+  for (int64_t j = 0; j < n; ++j) {
+    const uint8_t* row = codes + j * q.row_bytes;
+    for (int64_t r = 0; r < k; ++r) {
+      const int64_t blk = j * q.n_blocks + r / q.block_size;
+      const double z = zps ? zps[blk] : default_zero_point(q.bits);
+      w_real[r * n + j] = (quantized_code(row, r, q.bits) - z) * scales[blk];
+    }
+  }
+  const std::string& activation = ctx.attr_string("activation");
+  const int64_t rows = k == 0 ? 0 : x.num_elements() / k;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = b ? b->element_f64(j) : 0.0;
+      for (int64_t r = 0; r < k; ++r) {
+        sum += x.element_f64(i * k + r) * w_real[r * n + j];
+      }
+      y->set_element_f64(i * n + j, activate(activation, sum));
+    }
+  }
+  return Status::ok();
+}
+
 Status run_linear(KernelContext& ctx) {
+  if (linear_bits(ctx) != 0) return run_quantized_linear(ctx);
+  SEQRT_RETURN_IF_ERROR(check_float_form(ctx, ctx.has_input(kLinearWScale),
+                                         ctx.has_input(kLinearWZeroPoint)));
   const Tensor& x = *ctx.input(0);
   const Tensor& w = *ctx.input(1);
   const Tensor* b = ctx.input(2);
@@ -115,15 +208,21 @@ void register_linear(OpRegistry& registry) {
   OpSchema s;
   s.domain = kSeqrtDomain;
   s.name = "Linear";
-  s.doc = "act(X·W + B): a matmul with bias and activation";
-  s.inputs = {{"X"}, {"W"}, {"B", true}};
+  s.doc =
+      "act(X·W + B): a matmul with bias and activation; with bits 4 or 8, W "
+      "is weight-only quantized (ops/linalg/quantized_linear.h)";
+  s.inputs = {
+      {"X"}, {"W"}, {"B", true}, {"W_scale", true}, {"W_zero_point", true}};
   s.outputs = {{"Y"}};
-  s.attrs = {
-      AttrSpec{"activation",
-               AttrType::kString,
-               Attribute(std::string("none")),
-               false,
-               {"none", "relu", "gelu", "gelu_tanh", "sigmoid", "silu"}}};
+  s.attrs = {AttrSpec{"activation",
+                      AttrType::kString,
+                      Attribute(std::string("none")),
+                      false,
+                      {"none", "relu", "gelu", "gelu_tanh", "sigmoid", "silu"}},
+             // 0: float W (K, N); 4 or 8: quantized W (N, ceil(K·bits/8)).
+             AttrSpec{"bits", AttrType::kInt, Attribute(int64_t{0})},
+             AttrSpec{"block_size", AttrType::kInt, Attribute(int64_t{32})},
+             AttrSpec{"K", AttrType::kInt, Attribute(int64_t{0})}};
   s.infer = infer_linear;
   s.reference = run_linear;
   register_or_die(registry, std::move(s));

@@ -1,13 +1,17 @@
 // CPU kernel of seqrt::Linear on oneDNN's matmul primitive: X's leading
 // dims fold into the rows, the bias and the activation are post-ops. With a
 // constant W, prepare() packs it once at compile time into the primitive's
-// preferred layout; otherwise W is read in place.
+// preferred layout; otherwise W is read in place. Weight-only quantized W
+// (bits 4/8) runs on quantized_linear.h instead.
 #include <memory>
 
 #include "backends/cpu/float_io.h"
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/float_support.h"
 #include "backends/cpu/kernels/linear_matmul.h"
+#include "backends/cpu/kernels/quantized_linear.h"
+#include "ops/linalg/quantized_linear.h"
+#include "ops/node_attrs.h"
 #include "ops/registry.h"
 
 namespace seqrt::cpu {
@@ -45,8 +49,55 @@ Result<LinearShape> check_linear(const KernelContext& ctx, const Tensor& x,
   return s;
 }
 
+// The quantized form, checked by the op's own contract.
+Status run_quantized(KernelContext& ctx) {
+  LinearOperand in[kLinearInputCount];
+  Shape shapes[kLinearInputCount];
+  for (size_t i = 0; i < kLinearInputCount; ++i) {
+    const Tensor* t = ctx.input(i);
+    if (t == nullptr) continue;
+    shapes[i] = t->shape();
+    in[i] = {true, t->dtype(), &shapes[i]};
+  }
+  SEQRT_ASSIGN_OR_RETURN(QuantizedLinearDims q,
+                         check_quantized_linear(ctx, in));
+  std::optional<onednn::Activation> activation =
+      onednn::parse_activation(ctx.attr_string("activation"));
+  if (!activation) {
+    return ctx.error("unknown activation '{}'", ctx.attr_string("activation"));
+  }
+  const Tensor& x_in = *ctx.input(kLinearX);
+  const Tensor* b_in = ctx.input(kLinearB);
+  std::vector<int64_t> y_dims = x_in.dims();
+  y_dims.back() = q.n;
+  SEQRT_ASSIGN_OR_RETURN(Tensor y, f32_output(ctx, 0, x_in.dtype(), y_dims));
+  if (y.num_elements() > 0) {
+    SEQRT_ASSIGN_OR_RETURN(Tensor x, load_f32(x_in));
+    Tensor b;
+    if (b_in) {
+      SEQRT_ASSIGN_OR_RETURN(b, load_f32(*b_in));
+    }
+    const Tensor* zp = ctx.input(kLinearWZeroPoint);
+    QuantizedWeights w;
+    w.codes = ctx.input(kLinearW)->data_as<uint8_t>();
+    w.scales = ctx.input(kLinearWScale)->data_as<float>();
+    w.zero_points = zp ? zp->data_as<uint8_t>() : nullptr;
+    w.n = q.n;
+    w.k = q.k;
+    w.bits = q.bits;
+    w.block_size = q.block_size;
+    w.n_blocks = q.n_blocks;
+    w.row_bytes = q.row_bytes;
+    quantized_linear(x.data_as<float>(), x.num_elements() / q.k, w,
+                     b_in ? b.data_as<float>() : nullptr, *activation,
+                     y.mutable_data_as<float>());
+  }
+  return set_output_as(ctx, 0, y, x_in.dtype());
+}
+
 // `packed`: W prepared at compile time, or null to read W as it is.
 Status run_linear_with(KernelContext& ctx, onednn::PackedWeights* packed) {
+  if (linear_bits(ctx) != 0) return run_quantized(ctx);
   const Tensor& x_in = *ctx.input(0);
   const Tensor& w_in = *ctx.input(1);
   const Tensor* b_in = ctx.input(2);
@@ -107,7 +158,24 @@ Result<KernelFn> prepare_linear(const Graph& graph, const Node& node) {
 }
 
 Status supports_linear(const Graph& graph, const Node& node) {
-  return require_f32_family(graph, node, {0, 1, 2});
+  if (node_attr_int(node, "bits") == 0) {
+    return require_f32_family(graph, node, {0, 1, 2});
+  }
+  // Quantized: X and B float, the weight inputs as the contract says (run
+  // checks the rest and reports it).
+  SEQRT_RETURN_IF_ERROR(require_f32_family(graph, node, {0, 2}));
+  const DType want[] = {DType::kU8, DType::kF32, DType::kU8};
+  for (size_t i = kLinearW; i < node.inputs.size(); ++i) {
+    if (i == kLinearB || node.inputs[i] == kNoValue) continue;
+    DType dtype = graph.value(node.inputs[i]).dtype;
+    DType expected = want[i == kLinearW ? 0 : i - kLinearB];
+    if (dtype != expected) {
+      return unsupported("{}: quantized Linear input {} is {}, not {}",
+                         node.label(), i, dtype_name(dtype),
+                         dtype_name(expected));
+    }
+  }
+  return Status::ok();
 }
 
 }  // namespace

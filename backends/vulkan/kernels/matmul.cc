@@ -205,12 +205,27 @@ Status supports_f32(const Graph& graph, const Node& node, const DeviceLimits&) {
   return require_f32(graph, node);
 }
 
+// Weight-only quantized weights (bits 4/8) have no Vulkan kernel yet: the
+// partitioner sends such a Linear to the CPU.
+Status supports_linear(const Graph& graph, const Node& node,
+                       const DeviceLimits&) {
+  const int64_t bits = node_attr_int(node, "bits");
+  if (bits != 0) {
+    return unsupported(
+        "{}: weight-only quantized Linear (bits={}) has no Vulkan kernel",
+        node.label(), bits);
+  }
+  return require_f32(graph, node);
+}
+
 }  // namespace
 
 void register_matmul_kernels(KernelTable& table) {
   using Problem = Result<Gemm> (*)(const NodeArgs&);
-  auto add = [&](const char* domain, const char* op, Problem problem) {
-    table.add({domain, op, supports_f32,
+  using Supports = Status (*)(const Graph&, const Node&, const DeviceLimits&);
+  auto add = [&](const char* domain, const char* op, Problem problem,
+                 Supports supports) {
+    table.add({domain, op, supports,
                [problem](const NodeArgs& args,
                          const DeviceLimits& limits) -> Result<KernelTiling> {
                  SEQRT_ASSIGN_OR_RETURN(Gemm g, problem(args));
@@ -222,9 +237,9 @@ void register_matmul_kernels(KernelTable& table) {
                  return record_gemm(g, args, tiling, r);
                }});
   };
-  add(kOnnxDomain, "MatMul", matmul_problem);
-  add(kSeqrtDomain, "Linear", linear_problem);
-  add(kOnnxDomain, "Gemm", onnx_gemm_problem);
+  add(kOnnxDomain, "MatMul", matmul_problem, supports_f32);
+  add(kSeqrtDomain, "Linear", linear_problem, supports_linear);
+  add(kOnnxDomain, "Gemm", onnx_gemm_problem, supports_f32);
 }
 
 }  // namespace seqrt::vulkan

@@ -1,0 +1,110 @@
+// The quantized Linear's driver: X into chunk order once, then W's rows
+// spread over the threads, as a GEMV for a few rows of X or as tiles
+// dequantised into a per-task buffer and multiplied by dnnl_sgemm for more;
+// the bias and the activation last, on the tile just written.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "backends/cpu/kernels/quantized_linear.h"
+#include "backends/cpu/parallel.h"
+#include "backends/cpu/simd/gemm.h"
+
+namespace seqrt::cpu {
+namespace {
+
+// Up to this many rows of X the GEMV re-unpacks W per group of 4 rows;
+// beyond, dequantising a tile once and running sgemm is cheaper.
+constexpr int64_t kGemvMaxRows = 8;
+constexpr int64_t kGemvGroup = 4;
+// W rows per parallel task: the GEMV's, and the sgemm tile's N.
+constexpr int64_t kGemvTileN = 16;
+constexpr int64_t kGemmTileN = 64;
+// Elements of K per dequantised tile (a whole number of blocks): with 64
+// rows, 128 KiB of fp32, which stays in L2 while sgemm reads it.
+constexpr int64_t kGemmTileK = 512;
+
+float activate(onednn::Activation activation, float v) {
+  using onednn::Activation;
+  switch (activation) {
+    case Activation::kRelu:
+      return v > 0.0f ? v : 0.0f;
+    case Activation::kGelu:
+      return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
+    case Activation::kGeluTanh:
+      return 0.5f * v *
+             (1.0f +
+              std::tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    case Activation::kSigmoid:
+      return 1.0f / (1.0f + std::exp(-v));
+    case Activation::kSilu:
+      return v / (1.0f + std::exp(-v));
+    case Activation::kNone:
+      break;
+  }
+  return v;
+}
+
+// dst[:, n0:n1] = act(dst + bias).
+void finish_columns(float* dst, int64_t rows, int64_t n, int64_t n0, int64_t n1,
+                    const float* bias, onednn::Activation activation) {
+  if (bias == nullptr && activation == onednn::Activation::kNone) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = dst + r * n;
+    for (int64_t j = n0; j < n1; ++j) {
+      row[j] = activate(activation, row[j] + (bias ? bias[j] : 0.0f));
+    }
+  }
+}
+
+}  // namespace
+
+void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
+                      const float* bias, onednn::Activation activation,
+                      float* dst) {
+  const int64_t n = w.n, k = w.k;
+  if (rows <= 0 || n <= 0) return;
+  std::vector<float> x(static_cast<size_t>(rows * k));
+  for (int64_t r = 0; r < rows; ++r) {
+    permute_activations(src + r * k, k, w.bits, w.block_size, x.data() + r * k);
+  }
+  if (rows <= kGemvMaxRows) {
+    // X's sums over each block: the 4-bit GEMV takes the zero points' share
+    // off with them.
+    std::vector<float> sums(static_cast<size_t>(rows * w.n_blocks), 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t i = 0; i < k; ++i) {
+        sums[r * w.n_blocks + i / w.block_size] += src[r * k + i];
+      }
+    }
+    const int64_t tiles = (n + kGemvTileN - 1) / kGemvTileN;
+    parallel_for(tiles, [&](int64_t t) {
+      const int64_t n0 = t * kGemvTileN, n1 = std::min(n, n0 + kGemvTileN);
+      for (int64_t r0 = 0; r0 < rows; r0 += kGemvGroup) {
+        quantized_gemv(x.data() + r0 * k, k, sums.data() + r0 * w.n_blocks,
+                       std::min(kGemvGroup, rows - r0), w, n0, n1, dst + r0 * n,
+                       n);
+      }
+      finish_columns(dst, rows, n, n0, n1, bias, activation);
+    });
+    return;
+  }
+  const int64_t tile_k = std::max(w.block_size, kGemmTileK);
+  const int64_t tiles = (n + kGemmTileN - 1) / kGemmTileN;
+  parallel_for(tiles, [&](int64_t t) {
+    const int64_t n0 = t * kGemmTileN, n1 = std::min(n, n0 + kGemmTileN);
+    std::vector<float> tile(static_cast<size_t>((n1 - n0) * tile_k));
+    for (int64_t r = 0; r < rows; ++r) {
+      std::fill(dst + r * n + n0, dst + r * n + n1, 0.0f);
+    }
+    for (int64_t k0 = 0; k0 < k; k0 += tile_k) {
+      const int64_t k1 = std::min(k, k0 + tile_k);
+      dequantize_tile(w, n0, n1, k0, k1, tile.data(), tile_k);
+      sgemm(false, true, rows, n1 - n0, k1 - k0, 1.0f, x.data() + k0, k,
+            tile.data(), tile_k, 1.0f, dst + n0, n);
+    }
+    finish_columns(dst, rows, n, n0, n1, bias, activation);
+  });
+}
+
+}  // namespace seqrt::cpu

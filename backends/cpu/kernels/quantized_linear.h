@@ -1,0 +1,54 @@
+// The CPU kernel of seqrt::Linear with weight-only quantized W (bits 4/8,
+// ops/linalg/quantized_linear.h). The fp32 weight is never materialised
+// whole: a few rows of X (a decode step) run as a GEMV that unpacks the
+// codes in registers and accumulates in fp32 (quantized_linear_simd.cc);
+// more rows dequantise one tile of W at a time into a small per-thread
+// buffer and multiply it with dnnl_sgemm. Both read X in the "chunk order"
+// of permute_activations, which matches the order the codes unpack in, so
+// the nibbles need no shuffle.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "backends/cpu/onednn/matmul.h"
+
+namespace seqrt::cpu {
+
+// Quantized W as the contract lays it out; sizes already checked.
+struct QuantizedWeights {
+  const uint8_t* codes = nullptr;        // (N, row_bytes)
+  const float* scales = nullptr;         // (N, n_blocks)
+  const uint8_t* zero_points = nullptr;  // (N, n_blocks), or null: 2^(bits-1)
+  int64_t n = 0, k = 0, bits = 0, block_size = 0, n_blocks = 0, row_bytes = 0;
+};
+
+// dst (rows, N) = act(src (rows, K) · W_real + bias); bias (N) or null.
+// Threads over N.
+void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
+                      const float* bias, onednn::Activation activation,
+                      float* dst);
+
+// The SIMD pieces (dispatched to the CPU's best instruction set).
+//
+// Elements per chunk: codes unpack a chunk at a time; a chunk never
+// crosses a block (16 on AVX2, 32 on AVX-512 when the block allows, for
+// 4-bit codes).
+int64_t quantized_chunk(int64_t bits, int64_t block_size);
+// out (K) = x (K) in chunk order: for 4-bit, each whole chunk holds its
+// even elements first, then its odd ones (low nibbles, then high); the
+// elements after the last whole chunk keep their order.
+void permute_activations(const float* x, int64_t k, int64_t bits,
+                         int64_t block_size, float* out);
+// dst[r·ldd + j] = Σ_k x[r·ldx + k]·W_real[k, j] for j in [n0, n1) and
+// r < rows (1..4), x in chunk order; `block_sums` (rows, n_blocks) holds
+// the sums of each row of x over each block (read for 4-bit codes only).
+void quantized_gemv(const float* x, int64_t ldx, const float* block_sums,
+                    int64_t rows, const QuantizedWeights& w, int64_t n0,
+                    int64_t n1, float* dst, int64_t ldd);
+// out[(j - n0)·ld + (k - k0)] = W_real[k, j] in chunk order, for j in
+// [n0, n1) and k in [k0, k1); k0 is a multiple of block_size, k1 too or K.
+void dequantize_tile(const QuantizedWeights& w, int64_t n0, int64_t n1,
+                     int64_t k0, int64_t k1, float* out, int64_t ld);
+
+}  // namespace seqrt::cpu

@@ -1,0 +1,119 @@
+#include "ops/linalg/quantized_linear.h"
+
+#include <string>
+#include <vector>
+
+namespace seqrt {
+namespace {
+
+bool is_float_activation(DType dtype) {
+  return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16;
+}
+
+// Checks that `shape` is (dims...) where known; `what` names the input.
+Status check_dims(const OpContext& ctx, const char* what, const Shape* shape,
+                  const std::vector<int64_t>& dims,
+                  const std::string& expected) {
+  if (shape == nullptr) return Status::ok();
+  bool ok = shape->rank() == dims.size();
+  for (size_t i = 0; ok && i < dims.size(); ++i) {
+    const Dim& d = (*shape)[i];
+    ok = !(d.is_fixed() && dims[i] >= 0 && d.value() != dims[i]);
+  }
+  if (ok) return Status::ok();
+  std::string want = "(";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i > 0) want += ",";
+    want += dims[i] >= 0 ? std::to_string(dims[i]) : "?";
+  }
+  want += ")";
+  return ctx.error("{} must be {} = {}, got {}", what, expected, want,
+                   shape->to_string());
+}
+
+}  // namespace
+
+int64_t linear_bits(const OpContext& ctx) { return ctx.attr_int("bits"); }
+
+Result<QuantizedLinearDims> check_quantized_linear(
+    const OpContext& ctx, const LinearOperand (&in)[kLinearInputCount]) {
+  QuantizedLinearDims q;
+  q.bits = ctx.attr_int("bits");
+  q.block_size = ctx.attr_int("block_size");
+  q.k = ctx.attr_int("K");
+  if (q.bits != 4 && q.bits != 8) {
+    return ctx.error("bits must be 0 (float weights), 4 or 8, got {}", q.bits);
+  }
+  if (q.block_size < 16 || (q.block_size & (q.block_size - 1)) != 0) {
+    return ctx.error("block_size must be a power of 2 >= 16, got {}",
+                     q.block_size);
+  }
+  if (q.k < 1) return ctx.error("K must be >= 1, got {}", q.k);
+  q.n_blocks = (q.k + q.block_size - 1) / q.block_size;
+  q.row_bytes = quantized_row_bytes(q.k, q.bits);
+
+  const LinearOperand& x = in[kLinearX];
+  const LinearOperand& w = in[kLinearW];
+  const LinearOperand& b = in[kLinearB];
+  const LinearOperand& scale = in[kLinearWScale];
+  const LinearOperand& zp = in[kLinearWZeroPoint];
+  if (!is_float_activation(x.dtype)) {
+    return ctx.error("X must be f32, f16 or bf16, got {}", dtype_name(x.dtype));
+  }
+  if (w.dtype != DType::kU8) {
+    return ctx.error("quantized W (bits={}) must be u8, got {}", q.bits,
+                     dtype_name(w.dtype));
+  }
+  if (b.present && b.dtype != x.dtype) {
+    return ctx.error("B must share X's dtype {}, got {}", dtype_name(x.dtype),
+                     dtype_name(b.dtype));
+  }
+  if (!scale.present) {
+    return ctx.error("quantized W (bits={}) needs W_scale (N, n_blocks)",
+                     q.bits);
+  }
+  if (scale.dtype != DType::kF32) {
+    return ctx.error("W_scale must be f32, got {}", dtype_name(scale.dtype));
+  }
+  if (zp.present && zp.dtype != DType::kU8) {
+    return ctx.error("W_zero_point must be u8 (one code per entry), got {}",
+                     dtype_name(zp.dtype));
+  }
+
+  if (x.shape != nullptr) {
+    if (x.shape->rank() < 1) {
+      return ctx.error("X must have rank >= 1 (..., K), got {}",
+                       x.shape->to_string());
+    }
+    const Dim& xk = (*x.shape)[x.shape->rank() - 1];
+    if (xk.is_fixed() && xk.value() != q.k) {
+      return ctx.error("X {} must end in K = {}", x.shape->to_string(), q.k);
+    }
+  }
+  if (w.shape != nullptr) {
+    if (w.shape->rank() != 2) {
+      return ctx.error("quantized W must be 2-D (N, {}), got {}", q.row_bytes,
+                       w.shape->to_string());
+    }
+    if ((*w.shape)[0].is_fixed()) q.n = (*w.shape)[0].value();
+  }
+  if (q.n < 0 && scale.shape != nullptr && scale.shape->rank() == 2 &&
+      (*scale.shape)[0].is_fixed()) {
+    q.n = (*scale.shape)[0].value();
+  }
+  SEQRT_RETURN_IF_ERROR(check_dims(ctx, "quantized W", w.shape,
+                                   {q.n, q.row_bytes},
+                                   fmt::format("(N, ceil(K*{}/8))", q.bits)));
+  SEQRT_RETURN_IF_ERROR(check_dims(ctx, "W_scale", scale.shape,
+                                   {q.n, q.n_blocks}, "(N, ceil(K/block))"));
+  if (zp.present) {
+    SEQRT_RETURN_IF_ERROR(check_dims(ctx, "W_zero_point", zp.shape,
+                                     {q.n, q.n_blocks}, "(N, ceil(K/block))"));
+  }
+  if (b.present) {
+    SEQRT_RETURN_IF_ERROR(check_dims(ctx, "B", b.shape, {q.n}, "(N)"));
+  }
+  return q;
+}
+
+}  // namespace seqrt
