@@ -16,7 +16,7 @@ namespace {
 constexpr int kCommandFailed = 1;
 constexpr int kUsageError = 2;
 constexpr const char* kCommandList =
-    "expected inspect, run, convert, bench or generate";
+    "expected inspect, run, convert, bench, generate or quantize";
 
 // Scripts read the first line of stderr: keep the message on one line.
 // Messages quote names from untrusted files, so every control character
@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
   seqrt::install_sigbus_handler();
   // No require_subcommand(): a missing command gets our message below.
   CLI::App app(
-      "seqrt: inspect, run, convert, benchmark and generate with sequence "
-      "models",
+      "seqrt: inspect, run, convert, benchmark, quantize and generate with "
+      "sequence models",
       "seqrt");
   app.set_version_flag("--version", "seqrt " SEQRT_VERSION);
   app.footer(
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   std::vector<seqrt::Command> commands = {
       seqrt::add_inspect_command(app),  seqrt::add_run_command(app),
       seqrt::add_convert_command(app),  seqrt::add_bench_command(app),
-      seqrt::add_generate_command(app),
+      seqrt::add_generate_command(app), seqrt::add_quantize_command(app),
   };
 
   if (argc > 1 && is_unknown_command(commands, argv[1])) {
