@@ -1,13 +1,33 @@
 #include "graph/dtype.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <fp16.h>
 
 namespace seqrt {
 
+size_t dtype_bits(DType dtype) {
+  if (is_packed(dtype)) return 4;
+  return 8 * dtype_size(dtype);
+}
+
+size_t dtype_bytes(DType dtype, size_t count) {
+  return (count * dtype_bits(dtype) + 7) / 8;
+}
+
 size_t dtype_size(DType dtype) {
   switch (dtype) {
+    case DType::kI4:
+    case DType::kU4:
+      return 0;
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kF8E5M2FNUZ:
+      return 1;
     case DType::kF32:
       return 4;
     case DType::kF16:
@@ -52,6 +72,18 @@ const char* dtype_name(DType dtype) {
       return "i64";
     case DType::kBool:
       return "bool";
+    case DType::kI4:
+      return "i4";
+    case DType::kU4:
+      return "u4";
+    case DType::kF8E4M3FN:
+      return "f8e4m3fn";
+    case DType::kF8E4M3FNUZ:
+      return "f8e4m3fnuz";
+    case DType::kF8E5M2:
+      return "f8e5m2";
+    case DType::kF8E5M2FNUZ:
+      return "f8e5m2fnuz";
     case DType::kUndefined:
       return "undefined";
   }
@@ -74,6 +106,125 @@ bool is_float(DType dtype) {
 bool is_integer(DType dtype) {
   return dtype == DType::kI8 || dtype == DType::kU8 || dtype == DType::kI32 ||
          dtype == DType::kI64;
+}
+
+bool is_packed(DType dtype) {
+  return dtype == DType::kI4 || dtype == DType::kU4;
+}
+
+bool is_float8(DType dtype) {
+  return dtype == DType::kF8E4M3FN || dtype == DType::kF8E4M3FNUZ ||
+         dtype == DType::kF8E5M2 || dtype == DType::kF8E5M2FNUZ;
+}
+
+bool is_storage_only(DType dtype) {
+  return is_packed(dtype) || is_float8(dtype);
+}
+
+int8_t unpack_int4(const uint8_t* data, int64_t i, bool is_signed) {
+  const uint8_t byte = data[i / 2];
+  const int nibble = (i % 2 == 0) ? (byte & 0x0f) : (byte >> 4);
+  if (is_signed && nibble >= 8) return static_cast<int8_t>(nibble - 16);
+  return static_cast<int8_t>(nibble);
+}
+
+void pack_int4(uint8_t* data, int64_t i, int8_t value) {
+  const uint8_t nibble = static_cast<uint8_t>(value) & 0x0f;
+  uint8_t& byte = data[i / 2];
+  byte = (i % 2 == 0) ? static_cast<uint8_t>((byte & 0xf0) | nibble)
+                      : static_cast<uint8_t>((byte & 0x0f) | (nibble << 4));
+}
+
+namespace {
+
+// A float8 layout: exponent and mantissa widths, bias, the largest finite
+// magnitude as a code, and which specials it has.
+struct Float8Format {
+  int exp_bits;
+  int man_bits;
+  int bias;
+  uint8_t max_code;  // largest finite magnitude, sign bit clear
+  bool fnuz;         // 0x80 is the NaN; no -0, no infinity
+  bool has_inf;      // E5M2: exponent all ones is inf (mantissa 0) or NaN
+};
+
+Float8Format float8_format(DType dtype) {
+  switch (dtype) {
+    case DType::kF8E4M3FNUZ:
+      return {4, 3, 8, 0x7f, true, false};
+    case DType::kF8E5M2:
+      return {5, 2, 15, 0x7b, false, true};
+    case DType::kF8E5M2FNUZ:
+      return {5, 2, 16, 0x7f, true, false};
+    default:  // kF8E4M3FN: S.1111.111 is NaN, so 0x7e is the largest
+      return {4, 3, 7, 0x7e, false, false};
+  }
+}
+
+uint8_t nan_code(const Float8Format& f) { return f.fnuz ? 0x80 : 0x7f; }
+
+}  // namespace
+
+float f8_to_f32(DType dtype, uint8_t bits) {
+  const Float8Format f = float8_format(dtype);
+  const uint8_t magnitude = bits & 0x7f;
+  const bool negative = (bits & 0x80) != 0;
+  if (f.fnuz && bits == 0x80) return std::numeric_limits<float>::quiet_NaN();
+  if (!f.fnuz && !f.has_inf && magnitude == 0x7f) {
+    return std::numeric_limits<float>::quiet_NaN();
+  }
+  const int exp_field = magnitude >> f.man_bits;
+  const int mantissa = magnitude & ((1 << f.man_bits) - 1);
+  if (f.has_inf && exp_field == (1 << f.exp_bits) - 1) {
+    if (mantissa != 0) return std::numeric_limits<float>::quiet_NaN();
+    return negative ? -std::numeric_limits<float>::infinity()
+                    : std::numeric_limits<float>::infinity();
+  }
+  double value;
+  if (exp_field == 0) {
+    value = std::ldexp(mantissa, 1 - f.bias - f.man_bits);
+  } else {
+    value = std::ldexp((1 << f.man_bits) + mantissa,
+                       exp_field - f.bias - f.man_bits);
+  }
+  return static_cast<float>(negative ? -value : value);
+}
+
+uint8_t f64_to_f8(DType dtype, double value, bool saturate) {
+  const Float8Format f = float8_format(dtype);
+  if (std::isnan(value)) return nan_code(f);
+  const uint8_t sign = std::signbit(value) ? 0x80 : 0x00;
+  const uint8_t overflow =
+      saturate ? static_cast<uint8_t>(f.max_code | sign)
+               : (f.has_inf ? static_cast<uint8_t>(0x7c | sign) : nan_code(f));
+  if (std::isinf(value)) return overflow;
+  const double magnitude = std::fabs(value);
+  const int min_exp = 1 - f.bias;  // exponent of the smallest normal
+  int frexp_exp = 0;
+  std::frexp(magnitude, &frexp_exp);
+  const int exp = std::max(frexp_exp - 1, min_exp);
+  // Scaling by a power of two is exact, so nearbyint rounds the true value
+  // to nearest even.
+  const double steps = std::nearbyint(std::ldexp(magnitude, f.man_bits - exp));
+  if (steps == 0) return f.fnuz ? 0 : sign;
+  const double implicit = std::ldexp(1.0, f.man_bits);
+  int exp_field;
+  int mantissa;
+  if (steps < implicit) {  // subnormal
+    exp_field = 0;
+    mantissa = static_cast<int>(steps);
+  } else if (steps >= 2 * implicit) {  // rounded up into the next binade
+    exp_field = exp + 1 + f.bias;
+    mantissa = 0;
+  } else {
+    exp_field = exp + f.bias;
+    mantissa = static_cast<int>(steps - implicit);
+  }
+  if (exp_field >= (1 << f.exp_bits) ||
+      ((exp_field << f.man_bits) | mantissa) > f.max_code) {
+    return overflow;
+  }
+  return static_cast<uint8_t>(sign | (exp_field << f.man_bits) | mantissa);
 }
 
 float f16_to_f32(uint16_t bits) { return fp16_ieee_to_fp32_value(bits); }

@@ -21,17 +21,53 @@ enum class DType : uint8_t {
   kI32 = 7,
   kI64 = 8,
   kBool = 9,
+  // 4-bit integers, two per byte as ONNX packs them: element i sits in the
+  // low nibble of byte i/2 when i is even, in the high nibble when odd.
+  kI4 = 10,
+  kU4 = 11,
+  // The ONNX float8 formats (one byte each): E4M3FN (no infinities, NaN
+  // S.1111.111), E4M3FNUZ and E5M2FNUZ (no -0, 0x80 the only NaN), E5M2
+  // (IEEE-like, with infinities).
+  kF8E4M3FN = 12,
+  kF8E4M3FNUZ = 13,
+  kF8E5M2 = 14,
+  kF8E5M2FNUZ = 15,
 };
 
-inline constexpr DType kLastDType = DType::kBool;
+inline constexpr DType kLastDType = DType::kF8E5M2FNUZ;
 
-// Bytes per element; 0 for kUndefined.
+// Bits per element; 0 for kUndefined.
+size_t dtype_bits(DType dtype);
+// Bytes that `count` elements occupy, rounded up to whole bytes: the one way
+// to size a tensor's storage (4-bit types pack two elements a byte).
+size_t dtype_bytes(DType dtype, size_t count);
+// Bytes per element of a byte-addressable dtype; 0 for kUndefined and for
+// the packed 4-bit types, which have no whole-byte element (use dtype_bytes).
 size_t dtype_size(DType dtype);
-// "f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64", "bool".
+// "f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64", "bool", "i4", "u4",
+// "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz".
 const char* dtype_name(DType dtype);
 std::optional<DType> parse_dtype(std::string_view name);
 bool is_float(DType dtype);    // f32, f16, bf16, f64
 bool is_integer(DType dtype);  // i8, u8, i32, i64
+bool is_packed(DType dtype);   // i4, u4
+bool is_float8(DType dtype);   // the four float8 formats
+// Types only a few ops take (Cast, CastLike, the quantization ops,
+// Constant): i4, u4 and the float8s. Every other op refuses them at type
+// check, so no kernel ever reads them as whole bytes.
+bool is_storage_only(DType dtype);
+
+// 4-bit elements: element i of packed data, sign-extended for i4.
+int8_t unpack_int4(const uint8_t* data, int64_t i, bool is_signed);
+// Stores the low 4 bits of `value` as element i, keeping its neighbour.
+void pack_int4(uint8_t* data, int64_t i, int8_t value);
+
+// The float8 formats <-> float. Encoding rounds to nearest even; with
+// `saturate`, values beyond the largest finite one (infinities included)
+// become it; without, they become infinity (E5M2) or NaN (the others), as
+// ONNX's Cast does.
+float f8_to_f32(DType dtype, uint8_t bits);
+uint8_t f64_to_f8(DType dtype, double value, bool saturate);
 
 // Conversions for the 16-bit float formats (IEEE half and bfloat16).
 float f16_to_f32(uint16_t bits);

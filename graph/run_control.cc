@@ -96,7 +96,8 @@ Status RunControl::check_allocation(
         limits_.max_tensor_elements);
   }
   // count <= kMaxElements (2^48) and elements are at most 8 bytes.
-  const int64_t bytes = *count * static_cast<int64_t>(dtype_size(dtype));
+  const int64_t bytes =
+      static_cast<int64_t>(dtype_bytes(dtype, static_cast<size_t>(*count)));
   if (bytes > limits_.max_tensor_bytes) {
     return limit_error(
         LimitKind::kMaxTensorBytes,

@@ -4,6 +4,7 @@
 #include "graph/block_cache.h"
 #include "graph/run_control.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -158,6 +159,15 @@ double Tensor::element_f64(int64_t i) const {
       return static_cast<double>(static_cast<const int64_t*>(data_)[i]);
     case DType::kBool:
       return bytes[i] != 0 ? 1.0 : 0.0;
+    case DType::kI4:
+      return unpack_int4(bytes, i, true);
+    case DType::kU4:
+      return unpack_int4(bytes, i, false);
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kF8E5M2FNUZ:
+      return f8_to_f32(dtype_, bytes[i]);
     case DType::kUndefined:
       break;
   }
@@ -213,6 +223,26 @@ void Tensor::set_element_f64(int64_t i, double value) {
     case DType::kI64:
       set_element_i64(i, saturating_cast<int64_t>(value));
       break;
+    case DType::kI4:
+      pack_int4(
+          static_cast<uint8_t*>(data), i,
+          static_cast<int8_t>(std::isnan(value)
+                                  ? 0.0
+                                  : std::clamp(std::trunc(value), -8.0, 7.0)));
+      break;
+    case DType::kU4:
+      pack_int4(
+          static_cast<uint8_t*>(data), i,
+          static_cast<int8_t>(std::isnan(value)
+                                  ? 0.0
+                                  : std::clamp(std::trunc(value), 0.0, 15.0)));
+      break;
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kF8E5M2FNUZ:
+      static_cast<uint8_t*>(data)[i] = f64_to_f8(dtype_, value, true);
+      break;
   }
 }
 
@@ -233,6 +263,10 @@ void Tensor::set_element_i64(int64_t i, int64_t value) {
       break;
     case DType::kBool:
       static_cast<uint8_t*>(data)[i] = value != 0;
+      break;
+    case DType::kI4:
+    case DType::kU4:
+      pack_int4(static_cast<uint8_t*>(data), i, static_cast<int8_t>(value));
       break;
     default:
       set_element_f64(i, static_cast<double>(value));
@@ -266,7 +300,8 @@ Result<Tensor> Tensor::reshaped(std::vector<int64_t> dims) const {
 Result<Tensor> Tensor::slice_view(int64_t byte_offset,
                                   std::vector<int64_t> dims) const {
   SEQRT_ASSIGN_OR_RETURN(int64_t count, checked_num_elements(dims));
-  const int64_t bytes = count * static_cast<int64_t>(dtype_size(dtype_));
+  const int64_t bytes =
+      static_cast<int64_t>(dtype_bytes(dtype_, static_cast<size_t>(count)));
   if (byte_offset < 0 ||
       byte_offset > static_cast<int64_t>(byte_size()) - bytes) {
     return invalid_argument(

@@ -95,7 +95,7 @@ class Tensor {
   int64_t dim(size_t i) const { return dims_[i]; }
   int64_t num_elements() const { return num_elements_; }
   size_t byte_size() const {
-    return static_cast<size_t>(num_elements_) * dtype_size(dtype_);
+    return dtype_bytes(dtype_, static_cast<size_t>(num_elements_));
   }
   Shape shape() const { return Shape::from_dims(dims_); }
 

@@ -47,6 +47,11 @@ struct OpSchema {
   InferFn infer;          // sets every output's dtype and shape
   ReferenceFn reference;  // the specification; allocates its outputs
   TypeBodyInputsFn type_body_inputs;  // ops with subgraphs only; optional
+  // Takes and makes the storage-only dtypes (i4, u4, the float8s; see
+  // is_storage_only in graph/dtype.h): Cast, CastLike, Constant and the
+  // quantization ops. Type checking refuses them for every other op, so no
+  // kernel reads a packed or float8 tensor as whole bytes.
+  bool storage_only_types = false;
   // False for a graph attribute that cannot run given the node's known
   // inputs (If's branch not taken when cond is known): inference leaves it
   // untyped, as it may be invalid for these shapes. Null: always live.

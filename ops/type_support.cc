@@ -54,13 +54,26 @@ Result<DType> dtype_from_onnx_code(const OpContext& ctx,
       return DType::kF64;
     case 16:
       return DType::kBF16;
+    case 17:
+      return DType::kF8E4M3FN;
+    case 18:
+      return DType::kF8E4M3FNUZ;
+    case 19:
+      return DType::kF8E5M2;
+    case 20:
+      return DType::kF8E5M2FNUZ;
+    case 21:
+      return DType::kU4;
+    case 22:
+      return DType::kI4;
     default:
       break;
   }
   return ctx.unsupported_error(
       "attribute '{}' is ONNX data type {}, which seqrt does not support; "
       "expected 1 (float), 2 (uint8), 3 (int8), 6 (int32), 7 (int64), 9 "
-      "(bool), 10 (float16), 11 (double) or 16 (bfloat16)",
+      "(bool), 10 (float16), 11 (double), 16 (bfloat16), 17-20 (the float8 "
+      "types), 21 (uint4) or 22 (int4)",
       attr_name, code);
 }
 
@@ -72,8 +85,10 @@ int64_t integer_lowest(DType dtype) {
       return std::numeric_limits<int32_t>::lowest();
     case DType::kI64:
       return std::numeric_limits<int64_t>::lowest();
+    case DType::kI4:
+      return -8;
     default:
-      return 0;  // u8, bool
+      return 0;  // u8, u4, bool
   }
 }
 
@@ -89,6 +104,10 @@ int64_t integer_highest(DType dtype) {
       return std::numeric_limits<int64_t>::max();
     case DType::kBool:
       return 1;
+    case DType::kI4:
+      return 7;
+    case DType::kU4:
+      return 15;
     default:
       return 0;
   }

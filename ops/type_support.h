@@ -48,6 +48,11 @@ inline constexpr DTypeSet kNumericTypes = kFloatTypes | kIntTypes;
 inline constexpr DTypeSet kSignedNumericTypes = kFloatTypes | kSignedIntTypes;
 inline constexpr DTypeSet kBoolTypes{DType::kBool};
 inline constexpr DTypeSet kAllTypes = kNumericTypes | kBoolTypes;
+inline constexpr DTypeSet kInt4Types{DType::kI4, DType::kU4};
+inline constexpr DTypeSet kFloat8Types{DType::kF8E4M3FN, DType::kF8E4M3FNUZ,
+                                       DType::kF8E5M2, DType::kF8E5M2FNUZ};
+// Only ops whose schema sets storage_only_types take these (graph/dtype.h).
+inline constexpr DTypeSet kStorageOnlyTypes = kInt4Types | kFloat8Types;
 
 // "[Relu] node 'r': input 'X' must be f32, ..., i32 or i64, got u8".
 Status check_input_dtype(const OpContext& ctx, const std::string& what,
@@ -58,7 +63,8 @@ Status check_same_dtype(const OpContext& ctx, const std::string& what_a,
                         DType a, const std::string& what_b, DType b);
 
 // The dtype of an ONNX TensorProto data-type code (1 float, 2 uint8, 3 int8,
-// 6 int32, 7 int64, 9 bool, 10 float16, 11 double, 16 bfloat16); other codes
+// 6 int32, 7 int64, 9 bool, 10 float16, 11 double, 16 bfloat16, 17-20 the
+// float8s, 21 uint4, 22 int4); other codes
 // are an error naming the attribute.
 Result<DType> dtype_from_onnx_code(const OpContext& ctx,
                                    const std::string& attr_name, int64_t code);

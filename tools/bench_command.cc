@@ -14,6 +14,7 @@
 
 #include "compiler/planner/bind_dims.h"
 #include "compiler/planner/memory_plan.h"
+#include "importers/tensor/npy.h"
 #include "runtime/backend_registry.h"
 #include "runtime/model_loader.h"
 #include "runtime/session.h"
@@ -91,6 +92,7 @@ bool state_sized_by(const Value& value,
 Result<std::map<std::string, Tensor>> bench_feeds(const Graph& graph,
                                                   const BenchOptions& options) {
   SEQRT_ASSIGN_OR_RETURN(auto feeds, read_feeds(options.inputs));
+  SEQRT_RETURN_IF_ERROR(feeds_from_npy_compatible(graph, feeds));
   SEQRT_ASSIGN_OR_RETURN(auto bindings, parse_bindings(options.bindings));
   for (ValueId id : graph.inputs) {
     const Value& value = graph.value(id);

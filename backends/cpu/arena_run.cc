@@ -23,12 +23,12 @@ int64_t bytes_of(DType dtype, const std::vector<int64_t>& dims) {
   for (int64_t d : dims) {
     if (d < 0 || __builtin_mul_overflow(count, d, &count)) return -1;
   }
-  int64_t bytes = 0;
-  if (__builtin_mul_overflow(count, static_cast<int64_t>(dtype_size(dtype)),
-                             &bytes)) {
+  int64_t bits = 0;
+  if (__builtin_mul_overflow(count, static_cast<int64_t>(dtype_bits(dtype)),
+                             &bits)) {
     return -1;
   }
-  return bytes;
+  return (bits + 7) / 8;
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ size_t fixed_output_bytes(const Graph& graph, const Node& node) {
     size_t elements = 1;
     for (int64_t d : value.shape->fixed_dims())
       elements *= static_cast<size_t>(d);
-    bytes += elements * dtype_size(value.dtype);
+    bytes += dtype_bytes(value.dtype, elements);
   }
   return bytes;
 }

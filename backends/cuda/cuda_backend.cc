@@ -78,6 +78,17 @@ class CudaBackend : public Backend {
   const DeviceInfo& device_info() const override { return context_->info(); }
 
   Status kernel_supports(const Graph& graph, const Node& node) const override {
+    for (const std::vector<ValueId>* ids : {&node.inputs, &node.outputs}) {
+      for (ValueId id : *ids) {
+        if (id == kNoValue || !is_storage_only(graph.value(id).dtype)) {
+          continue;
+        }
+        return unsupported(
+            "{}: '{}' is {}; the CUDA backend has no i4/u4/float8 kernels",
+            node.label(), graph.value(id).name,
+            dtype_name(graph.value(id).dtype));
+      }
+    }
     SEQRT_RETURN_IF_ERROR(node_supported(graph, node));
     return check_plannable(graph, node, context_->limits());
   }

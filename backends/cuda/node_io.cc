@@ -28,8 +28,8 @@ Status NodeIo::begin(const std::vector<std::vector<int64_t>>& outputs,
     staging_bytes += bytes;
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    size_t bytes = DeviceArena::aligned(dtype_size(output_dtypes_[i]) *
-                                        element_count(outputs[i]));
+    size_t bytes = DeviceArena::aligned(dtype_bytes(
+        output_dtypes_[i], static_cast<size_t>(element_count(outputs[i]))));
     device_bytes += bytes;
     staging_bytes = std::max(staging_bytes, bytes);
   }
@@ -55,8 +55,8 @@ Status NodeIo::begin(const std::vector<std::vector<int64_t>>& outputs,
   output_dims_ = outputs;
   outputs_.assign(outputs.size(), nullptr);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    outputs_[i] =
-        arena.take(dtype_size(output_dtypes_[i]) * element_count(outputs[i]));
+    outputs_[i] = arena.take(dtype_bytes(
+        output_dtypes_[i], static_cast<size_t>(element_count(outputs[i]))));
   }
   scratch_ = static_cast<float*>(arena.take(sizeof(float) * scratch_floats));
   return Status::ok();

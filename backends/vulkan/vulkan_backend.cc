@@ -97,6 +97,13 @@ class VulkanBackend : public Backend {
     for (const std::vector<ValueId>* ids : {&node.inputs, &node.outputs}) {
       for (ValueId id : *ids) {
         if (id == kNoValue) continue;
+        if (is_storage_only(graph.value(id).dtype)) {
+          return unsupported(
+              "{}: '{}' is {}; the Vulkan backend has no i4/u4/float8 "
+              "kernels",
+              node.label(), graph.value(id).name,
+              dtype_name(graph.value(id).dtype));
+        }
         const std::optional<Shape>& shape = graph.value(id).shape;
         if (shape && shape->rank() > static_cast<size_t>(vulkan::kMaxRank)) {
           return unsupported("{}: '{}' has rank {}; the Vulkan kernels take "

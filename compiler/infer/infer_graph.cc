@@ -213,6 +213,42 @@ Result<std::map<ValueId, Tensor>> infer_graph_values(
 
 namespace {
 
+// The storage-only dtypes reach only the ops that say they take them.
+Status storage_only_error(const Node& node, const OpSchema& schema,
+                          const char* side, const std::string& name,
+                          DType dtype) {
+  return invalid_model(
+      "[{}] {}: {} '{}' has dtype {}, which this op does not take (only "
+      "Cast, CastLike, Constant and the quantization ops take i4, u4 and "
+      "the float8 types)",
+      schema.qualified_name(), node.label(), side, name, dtype_name(dtype));
+}
+
+Status check_storage_only_inputs(const Graph& graph, const Node& node,
+                                 const OpSchema& schema) {
+  if (schema.storage_only_types) return Status::ok();
+  for (ValueId id : node.inputs) {
+    if (id == kNoValue) continue;
+    const Value& value = graph.value(id);
+    if (is_storage_only(value.dtype)) {
+      return storage_only_error(node, schema, "input", value.name, value.dtype);
+    }
+  }
+  return Status::ok();
+}
+
+Status check_storage_only_outputs(const Node& node, const OpSchema& schema,
+                                  const InferContext& ctx) {
+  if (schema.storage_only_types) return Status::ok();
+  for (size_t i = 0; i < ctx.outputs().size(); ++i) {
+    if (is_storage_only(ctx.outputs()[i].dtype)) {
+      return storage_only_error(node, schema, "output", std::to_string(i),
+                                ctx.outputs()[i].dtype);
+    }
+  }
+  return Status::ok();
+}
+
 Status infer_graph_in_scope(Graph& graph, const Scope& outer,
                             const OpRegistry& registry,
                             std::map<ValueId, Tensor>* computed) {
@@ -263,8 +299,10 @@ Status infer_graph_in_scope(Graph& graph, const Scope& outer,
       SEQRT_RETURN_IF_ERROR(
           infer_subgraphs(graph, graph.nodes[index], inputs, outer, registry));
     }
+    SEQRT_RETURN_IF_ERROR(check_storage_only_inputs(graph, node, schema));
     InferContext ctx(node, schema, inputs);
     SEQRT_RETURN_IF_ERROR(schema.infer(ctx));
+    SEQRT_RETURN_IF_ERROR(check_storage_only_outputs(node, schema, ctx));
     std::vector<Tensor> values;
     if (!has_large_output(ctx.outputs())) {
       values = evaluate_known(node, schema, inputs);

@@ -505,7 +505,7 @@ uint64_t crossing_bytes(const Partition& partition,
       }
       uint64_t elements = 1;
       for (int64_t d : *dims) elements *= static_cast<uint64_t>(d);
-      total += elements * dtype_size(value.dtype);
+      total += dtype_bytes(value.dtype, elements);
     }
   }
   return total;

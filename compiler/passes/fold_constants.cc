@@ -37,9 +37,11 @@ bool too_big(const Graph& graph, const Node& node) {
     if (!value.shape || !value.shape->is_fixed()) continue;
     Result<int64_t> count = checked_num_elements(value.shape->fixed_dims());
     if (!count.is_ok()) return true;
-    size_t element =
-        value.dtype == DType::kUndefined ? 1 : dtype_size(value.dtype);
-    if (static_cast<size_t>(*count) * element > kMaxFoldedBytes) return true;
+    const size_t bytes =
+        value.dtype == DType::kUndefined
+            ? static_cast<size_t>(*count)
+            : dtype_bytes(value.dtype, static_cast<size_t>(*count));
+    if (bytes > kMaxFoldedBytes) return true;
   }
   return false;
 }

@@ -49,7 +49,8 @@ Status fill_types(const Graph& bound, MemoryPlan& plan) {
                            concrete_dims(typed, producer, plan.dim_bindings));
     int64_t elements = 1;
     for (int64_t dim : value.dims) elements *= dim;
-    value.bytes = elements * static_cast<int64_t>(dtype_size(typed.dtype));
+    value.bytes = static_cast<int64_t>(
+        dtype_bytes(typed.dtype, static_cast<size_t>(elements)));
   }
   return Status::ok();
 }

@@ -49,7 +49,8 @@ Status check_type(const Graph& bound, const MemoryPlan& plan, ValueId id) {
                           dims_to_string(value.dims));
   }
   SEQRT_ASSIGN_OR_RETURN(int64_t elements, checked_num_elements(value.dims));
-  if (value.bytes != elements * static_cast<int64_t>(dtype_size(value.dtype))) {
+  if (value.bytes != static_cast<int64_t>(dtype_bytes(
+                         value.dtype, static_cast<size_t>(elements)))) {
     return internal_error("{}: {} bytes planned for {} {}",
                           value_label(bound, id), value.bytes,
                           dtype_name(value.dtype), dims_to_string(value.dims));

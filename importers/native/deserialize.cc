@@ -122,8 +122,10 @@ Result<Tensor> Converter::tensor(const fb::Tensor* source,
   SEQRT_RETURN_IF_ERROR(charge(1));
   auto code = static_cast<int>(source->dtype());
   if (code <= 0 || code > static_cast<int>(kLastDType)) {
-    return invalid_model("{} has dtype code {}; valid codes are 1 to {}", what,
-                         code, static_cast<int>(kLastDType));
+    return invalid_model(
+        "{} has dtype code {}; valid codes are 1 to {} (a file from a newer "
+        "seqrt may use dtypes this reader does not know)",
+        what, code, static_cast<int>(kLastDType));
   }
   auto dtype = static_cast<DType>(code);
   SEQRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, scalars(source->dims()));

@@ -127,6 +127,40 @@ TEST(NativeRoundTrip, ZeroRunsBecomeHolesAndReadBackAsZeros) {
   EXPECT_TRUE(graphs_equal(graph, *back));
 }
 
+TEST(NativeRoundTrip, PackedInt4AndFloat8Tensors) {
+  // An odd count: the last byte holds one nibble.
+  Tensor i4 = Tensor::allocate(DType::kI4, {5}).value();
+  for (int64_t i = 0; i < 5; ++i) i4.set_element_i64(i, i - 3);
+  Tensor u4 = Tensor::allocate(DType::kU4, {2, 2}).value();
+  for (int64_t i = 0; i < 4; ++i) u4.set_element_i64(i, 15 - i);
+  Tensor f8 = Tensor::allocate(DType::kF8E5M2, {3}).value();
+  for (int64_t i = 0; i < 3; ++i) f8.set_element_f64(i, 0.5 * (i + 1));
+  GraphBuilder b("quantized");
+  ValueId w = b.constant("w", i4);
+  ValueId scale = b.constant("scale", Tensor::scalar<float>(0.5f));
+  b.output(b.add("DequantizeLinear", {w, scale}), "y");
+  b.output(b.constant("u", u4), "u");
+  b.output(b.constant("f", f8), "f");
+  Graph graph = std::move(b).build().value();
+  // The public reader: it type-checks the graph with the standard ops.
+  AlignedImage image(write_or_die(graph));
+  Result<Graph> back =
+      read_seqrt_buffer(image.owner(), image.data(), image.size());
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_TRUE(graphs_equal(graph, *back));
+  std::vector<Tensor> tensors;
+  collect_tensors(*back, tensors);
+  bool saw_i4 = false;
+  for (const Tensor& t : tensors) {
+    if (t.dtype() != DType::kI4) continue;
+    saw_i4 = true;
+    EXPECT_EQ(t.byte_size(), 3u);
+    EXPECT_EQ(t.element_i64(0), -3);
+    EXPECT_EQ(t.element_i64(4), 1);
+  }
+  EXPECT_TRUE(saw_i4);
+}
+
 TEST(NativeWriter, RefusesAGraphThatFailsVerification) {
   Graph graph = weights_graph(4);
   graph.nodes[0].inputs.push_back(99);

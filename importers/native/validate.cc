@@ -157,8 +157,8 @@ Result<const uint8_t*> SegmentTable::locate(const fb::Tensor& ref, DType dtype,
                                             const std::vector<int64_t>& dims,
                                             const std::string& what) const {
   SEQRT_ASSIGN_OR_RETURN(int64_t count, checked_num_elements(dims));
-  // count <= 2^48 and dtype_size <= 8: no overflow.
-  uint64_t needed = static_cast<uint64_t>(count) * dtype_size(dtype);
+  // count <= 2^48 and elements are at most 8 bytes: no overflow.
+  uint64_t needed = dtype_bytes(dtype, static_cast<size_t>(count));
   if (ref.size() != needed) {
     return invalid_model("{} ({}{}) needs {} bytes but the file gives it {}",
                          what, dtype_name(dtype), dims_to_string(dims), needed,

@@ -54,7 +54,9 @@ constexpr const char* kUnchangedSince13[] = {
     "Conv",
     "Cos",
     "CumSum",
+    "DequantizeLinear",  // block_size (21) and output_dtype (23) default off
     "Div",
+    "DynamicQuantizeLinear",
     "Einsum",
     "Equal",
     "Erf",
@@ -78,6 +80,7 @@ constexpr const char* kUnchangedSince13[] = {
     "LogSoftmax",
     "Loop",
     "MatMul",
+    "MatMulInteger",
     "Max",
     "Min",
     "Mod",
@@ -87,6 +90,8 @@ constexpr const char* kUnchangedSince13[] = {
     "Or",
     "Pad",
     "Pow",
+    "QLinearMatMul",
+    "QuantizeLinear",  // saturate (19) defaults on, as before float8
     "Range",
     "Reciprocal",
     "ReduceSum",

@@ -10,6 +10,43 @@ namespace {
 
 using onnx::TensorProto;
 
+// Codes newer than the ONNX 1.12 schema we build against.
+constexpr int32_t kOnnxFloat8E4M3FN = 17;
+constexpr int32_t kOnnxFloat8E4M3FNUZ = 18;
+constexpr int32_t kOnnxFloat8E5M2 = 19;
+constexpr int32_t kOnnxFloat8E5M2FNUZ = 20;
+constexpr int32_t kOnnxUint4 = 21;
+constexpr int32_t kOnnxInt4 = 22;
+
+// int4/uint4 in int32_data: ONNX writes one packed byte (two elements) an
+// entry; some writers put one element an entry. The count tells them apart
+// (they agree for a single element: its low nibble either way).
+Status copy_packed_int4(const TensorProto& proto, Tensor& tensor,
+                        const std::string& what) {
+  const auto& field = proto.int32_data();
+  const int64_t count = tensor.num_elements();
+  const int64_t packed = (count + 1) / 2;
+  auto* data = static_cast<uint8_t*>(tensor.mutable_data());
+  if (field.size() == packed) {
+    for (int i = 0; i < field.size(); ++i) {
+      data[i] = static_cast<uint8_t>(field.Get(i));
+    }
+    if (count % 2 == 1) data[packed - 1] &= 0x0f;
+    return Status::ok();
+  }
+  if (field.size() == count) {
+    for (int i = 0; i < field.size(); ++i) {
+      pack_int4(data, i, static_cast<int8_t>(field.Get(i)));
+    }
+    return Status::ok();
+  }
+  return invalid_model(
+      "{}: int32_data holds {} values but {} {} needs {} (two 4-bit values "
+      "an entry) or {} (one an entry)",
+      what, field.size(), dtype_name(tensor.dtype()),
+      dims_to_string(tensor.dims()), packed, count);
+}
+
 // Copies a typed repeated field into the tensor, element by element, after
 // checking its length.
 template <typename Field, typename Store>
@@ -58,6 +95,19 @@ Status copy_typed_fields(const TensorProto& proto, Tensor& tensor,
       return copy_field(
           proto.int32_data(), tensor, what, "int32_data",
           [&](int i, int32_t v) { tensor.set_element_i64(i, int64_t{v}); });
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kF8E5M2FNUZ:
+      // float8 values are stored as their bit patterns in int32_data.
+      return copy_field(proto.int32_data(), tensor, what, "int32_data",
+                        [&](int i, int32_t v) {
+                          static_cast<uint8_t*>(data)[i] =
+                              static_cast<uint8_t>(v);
+                        });
+    case DType::kI4:
+    case DType::kU4:
+      return copy_packed_int4(proto, tensor, what);
     case DType::kUndefined:
       break;
   }
@@ -97,6 +147,18 @@ std::optional<DType> dtype_from_onnx(int32_t elem_type) {
       return DType::kI64;
     case TensorProto::BOOL:
       return DType::kBool;
+    case kOnnxInt4:
+      return DType::kI4;
+    case kOnnxUint4:
+      return DType::kU4;
+    case kOnnxFloat8E4M3FN:
+      return DType::kF8E4M3FN;
+    case kOnnxFloat8E4M3FNUZ:
+      return DType::kF8E4M3FNUZ;
+    case kOnnxFloat8E5M2:
+      return DType::kF8E5M2;
+    case kOnnxFloat8E5M2FNUZ:
+      return DType::kF8E5M2FNUZ;
     default:
       return std::nullopt;
   }
@@ -122,6 +184,18 @@ int32_t onnx_from_dtype(DType dtype) {
       return TensorProto::INT64;
     case DType::kBool:
       return TensorProto::BOOL;
+    case DType::kI4:
+      return kOnnxInt4;
+    case DType::kU4:
+      return kOnnxUint4;
+    case DType::kF8E4M3FN:
+      return kOnnxFloat8E4M3FN;
+    case DType::kF8E4M3FNUZ:
+      return kOnnxFloat8E4M3FNUZ;
+    case DType::kF8E5M2:
+      return kOnnxFloat8E5M2;
+    case DType::kF8E5M2FNUZ:
+      return kOnnxFloat8E5M2FNUZ;
     case DType::kUndefined:
       break;
   }
@@ -137,7 +211,7 @@ std::string onnx_type_name(int32_t elem_type) {
   static const char* const kNewer[] = {
       "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
       "UINT4",        "INT4",           "FLOAT4E2M1"};
-  constexpr int32_t kFirstNewer = 17;
+  constexpr int32_t kFirstNewer = kOnnxFloat8E4M3FN;
   int32_t index = elem_type - kFirstNewer;
   if (index >= 0 && index < static_cast<int32_t>(std::size(kNewer))) {
     return kNewer[index];
@@ -152,7 +226,8 @@ Result<Tensor> tensor_from_proto(const TensorProto& proto,
   if (!dtype) {
     return unsupported(
         "{}: element type {} is not supported (expected float, float16, "
-        "bfloat16, double, int8, uint8, int32, int64 or bool)",
+        "bfloat16, double, int8, uint8, int32, int64, bool, int4, uint4 or "
+        "a float8 type)",
         what, onnx_type_name(proto.data_type()));
   }
   if (proto.has_segment()) {

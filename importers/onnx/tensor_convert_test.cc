@@ -29,6 +29,63 @@ Tensor convert_ok(const TensorProto& proto, const std::string& dir = "") {
   return tensor.is_ok() ? *tensor : Tensor();
 }
 
+constexpr int32_t kOnnxInt4 = 22;
+constexpr int32_t kOnnxUint4 = 21;
+constexpr int32_t kOnnxFloat8E4M3FN = 17;
+
+TEST(onnx_tensor, Int4FromRawDataAndBothInt32DataForms) {
+  // -3, 7, -8 packed: low nibble first, the odd last byte's high nibble 0.
+  TensorProto raw = typed(kOnnxInt4, {3});
+  raw.set_raw_data(std::string("\x7d\x08", 2));
+  Tensor from_raw = convert_ok(raw);
+  ASSERT_EQ(from_raw.dtype(), DType::kI4);
+  EXPECT_EQ(from_raw.element_i64(0), -3);
+  EXPECT_EQ(from_raw.element_i64(1), 7);
+  EXPECT_EQ(from_raw.element_i64(2), -8);
+
+  TensorProto packed = typed(kOnnxInt4, {3});  // ONNX: a byte an entry
+  packed.add_int32_data(0x7d);
+  packed.add_int32_data(0x08);
+  EXPECT_TRUE(convert_ok(packed).same_as(from_raw));
+
+  TensorProto unpacked = typed(kOnnxInt4, {3});  // an element an entry
+  for (int v : {-3, 7, -8}) unpacked.add_int32_data(v);
+  EXPECT_TRUE(convert_ok(unpacked).same_as(from_raw));
+
+  TensorProto wrong = typed(kOnnxUint4, {3});
+  for (int v : {1, 2, 3, 4}) wrong.add_int32_data(v);
+  Result<Tensor> refused = tensor_from_proto(wrong, "", "initializer 'w'");
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("int32_data holds 4 values"),
+            std::string::npos)
+      << refused.status().message();
+
+  TensorProto short_raw = typed(kOnnxUint4, {3});
+  short_raw.set_raw_data(std::string("\x01", 1));
+  EXPECT_FALSE(tensor_from_proto(short_raw, "", "w").is_ok());
+}
+
+TEST(onnx_tensor, Int4AndFloat8WriteBackAsTheyWereRead) {
+  TensorProto raw = typed(kOnnxUint4, {3});
+  raw.set_raw_data(std::string("\x21\x03", 2));
+  Tensor u4 = convert_ok(raw);
+  EXPECT_EQ(u4.element_i64(2), 3);
+  TensorProto written;
+  tensor_to_proto(u4, "w", written);
+  EXPECT_EQ(written.data_type(), kOnnxUint4);
+  EXPECT_EQ(written.raw_data(), raw.raw_data());
+
+  TensorProto f8 = typed(kOnnxFloat8E4M3FN, {2});
+  f8.add_int32_data(0x7e);  // 448
+  f8.add_int32_data(0xb8);  // -1
+  Tensor t = convert_ok(f8);
+  ASSERT_EQ(t.dtype(), DType::kF8E4M3FN);
+  EXPECT_EQ(t.element_f64(0), 448.0);
+  EXPECT_EQ(t.element_f64(1), -1.0);
+  EXPECT_EQ(dtype_from_onnx(kOnnxFloat8E4M3FN), DType::kF8E4M3FN);
+  EXPECT_EQ(onnx_from_dtype(DType::kI4), kOnnxInt4);
+}
+
 TEST(onnx_tensor, TypedFieldsOfEveryDtype) {
   TensorProto f32 = typed(TensorProto::FLOAT, {2});
   f32.add_float_data(1.5f);
@@ -115,12 +172,12 @@ TEST(onnx_tensor, WrongSizesAndTypesAreErrorsNamingTheTensor) {
   TensorProto negative = typed(TensorProto::FLOAT, {-1});
   EXPECT_FALSE(tensor_from_proto(negative, "", "w").is_ok());
 
-  // 17 is FLOAT8E4M3FN, newer than the ONNX 1.12 schema we build against.
+  // 23 is FLOAT4E2M1, newer than the ONNX 1.12 schema we build against.
   std::vector<int32_t> odd_types = {TensorProto::STRING,
                                     TensorProto::COMPLEX64,
                                     TensorProto::UINT16,
                                     TensorProto::UINT64,
-                                    17,
+                                    23,
                                     TensorProto::INT16};
   for (int32_t type : odd_types) {
     TensorProto odd = typed(type, {1});

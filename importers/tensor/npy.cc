@@ -328,6 +328,13 @@ const char* descr_for(DType dtype) {
       return "<i4";
     case DType::kI64:
       return "<i8";
+    case DType::kI4:  // npy_compatible() widened these
+    case DType::kU4:
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kF8E5M2FNUZ:
+      return nullptr;
     case DType::kBool:
       return "|b1";
     case DType::kUndefined:
@@ -403,7 +410,65 @@ Result<Tensor> read_npy_file(const std::string& path) {
   return read_npy_buffer(bytes.data(), bytes.size(), path);
 }
 
-Result<std::vector<uint8_t>> write_npy_buffer(const Tensor& tensor) {
+Result<Tensor> npy_compatible(const Tensor& tensor) {
+  DType wide = DType::kUndefined;
+  if (tensor.dtype() == DType::kI4) wide = DType::kI8;
+  if (tensor.dtype() == DType::kU4) wide = DType::kU8;
+  if (is_float8(tensor.dtype())) wide = DType::kF32;
+  if (wide == DType::kUndefined) return tensor;
+  SEQRT_ASSIGN_OR_RETURN(Tensor out, Tensor::allocate(wide, tensor.dims()));
+  for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+    out.set_element_f64(i, tensor.element_f64(i));  // exact
+  }
+  return out;
+}
+
+Result<Tensor> from_npy_compatible(const Tensor& tensor, DType wanted,
+                                   const std::string& name_for_errors) {
+  if (tensor.dtype() == wanted || !is_storage_only(wanted)) return tensor;
+  const DType carrier = wanted == DType::kI4   ? DType::kI8
+                        : wanted == DType::kU4 ? DType::kU8
+                                               : DType::kF32;
+  if (tensor.dtype() != carrier) {
+    return invalid_argument("{}: a {} tensor is given as {}, got {}",
+                            name_for_errors, dtype_name(wanted),
+                            dtype_name(carrier), dtype_name(tensor.dtype()));
+  }
+  SEQRT_ASSIGN_OR_RETURN(Tensor out, Tensor::allocate(wanted, tensor.dims()));
+  const int64_t lo = wanted == DType::kI4 ? -8 : 0;
+  const int64_t hi = wanted == DType::kI4 ? 7 : 15;
+  for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+    if (carrier == DType::kF32) {
+      out.set_element_f64(i, tensor.element_f64(i));
+      continue;
+    }
+    const int64_t value = tensor.element_i64(i);
+    if (value < lo || value > hi) {
+      return invalid_argument(
+          "{}: element {} is {}, outside the {} range {} "
+          "to {}",
+          name_for_errors, i, value, dtype_name(wanted), lo, hi);
+    }
+    out.set_element_i64(i, value);
+  }
+  return out;
+}
+
+Status feeds_from_npy_compatible(const Graph& graph,
+                                 std::map<std::string, Tensor>& feeds) {
+  for (ValueId id : graph.inputs) {
+    const Value& value = graph.value(id);
+    auto it = feeds.find(value.name);
+    if (it == feeds.end() || !is_storage_only(value.dtype)) continue;
+    SEQRT_ASSIGN_OR_RETURN(
+        it->second, from_npy_compatible(it->second, value.dtype,
+                                        fmt::format("input '{}'", value.name)));
+  }
+  return Status::ok();
+}
+
+Result<std::vector<uint8_t>> write_npy_buffer(const Tensor& stored) {
+  SEQRT_ASSIGN_OR_RETURN(const Tensor tensor, npy_compatible(stored));
   const char* descr = descr_for(tensor.dtype());
   if (descr == nullptr) {
     return invalid_argument("cannot write a tensor of undefined dtype as .npy");

@@ -125,6 +125,46 @@ TEST(npy, WritesBFloat16AsFloat32) {
   EXPECT_TRUE(back->same_as(Tensor::from_vector<float>({2}, {1.5f, -3.0f})));
 }
 
+TEST(npy, WritesInt4UnpackedAndFloat8AsFloat32) {
+  Tensor i4 = Tensor::allocate(DType::kI4, {3}).value();
+  for (int64_t i = 0; i < 3; ++i) i4.set_element_i64(i, 3 * i - 4);
+  Result<std::vector<uint8_t>> bytes = write_npy_buffer(i4);
+  ASSERT_TRUE(bytes.is_ok());
+  Result<Tensor> back = read(*bytes);
+  ASSERT_TRUE(back.is_ok());
+  EXPECT_TRUE(back->same_as(Tensor::from_vector<int8_t>({3}, {-4, -1, 2})));
+  Result<Tensor> packed = from_npy_compatible(*back, DType::kI4, "x");
+  ASSERT_TRUE(packed.is_ok());
+  EXPECT_TRUE(packed->same_as(i4));
+
+  Tensor f8 = Tensor::allocate(DType::kF8E4M3FN, {2}).value();
+  f8.set_element_f64(0, -0.375);
+  f8.set_element_f64(1, 448.0);
+  bytes = write_npy_buffer(f8);
+  ASSERT_TRUE(bytes.is_ok());
+  back = read(*bytes);
+  ASSERT_TRUE(back.is_ok());
+  EXPECT_TRUE(back->same_as(Tensor::from_vector<float>({2}, {-0.375f, 448})));
+  Result<Tensor> again = from_npy_compatible(*back, DType::kF8E4M3FN, "x");
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_TRUE(again->same_as(f8));
+}
+
+TEST(npy, RefusesOutOfRangeOrMistypedInt4Carriers) {
+  Result<Tensor> wide = from_npy_compatible(
+      Tensor::from_vector<uint8_t>({2}, {3, 16}), DType::kU4, "input 'w'");
+  ASSERT_FALSE(wide.is_ok());
+  EXPECT_NE(wide.status().message().find("element 1 is 16, outside the u4 "
+                                         "range 0 to 15"),
+            std::string::npos)
+      << wide.status().message();
+  Result<Tensor> mistyped = from_npy_compatible(
+      Tensor::from_vector<float>({1}, {1.0f}), DType::kI4, "input 'w'");
+  ASSERT_FALSE(mistyped.is_ok());
+  EXPECT_NE(mistyped.status().message().find("i4 tensor is given as i8"),
+            std::string::npos);
+}
+
 TEST(npy, ReadsVersions2And3) {
   std::string header =
       "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }\n";

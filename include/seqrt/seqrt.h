@@ -138,13 +138,23 @@ typedef enum seqrt_dtype {
   SEQRT_DTYPE_U8 = 6,
   SEQRT_DTYPE_I32 = 7,
   SEQRT_DTYPE_I64 = 8,
-  SEQRT_DTYPE_BOOL = 9 /* one byte per element, 0 or 1 */
+  SEQRT_DTYPE_BOOL = 9, /* one byte per element, 0 or 1 */
+  /* 4-bit integers packed two a byte, element i in the low nibble of byte
+   * i/2 when i is even (ONNX's layout): n elements take (n + 1) / 2 bytes. */
+  SEQRT_DTYPE_I4 = 10,
+  SEQRT_DTYPE_U4 = 11,
+  /* The ONNX float8 formats, one byte each. */
+  SEQRT_DTYPE_F8E4M3FN = 12,
+  SEQRT_DTYPE_F8E4M3FNUZ = 13,
+  SEQRT_DTYPE_F8E5M2 = 14,
+  SEQRT_DTYPE_F8E5M2FNUZ = 15
 } seqrt_dtype;
 
 /* "f32", "f16", ...; "undefined" for values outside the enum. Thread-safe. */
 SEQRT_API const char* seqrt_dtype_name(seqrt_dtype dtype);
 
-/* Bytes per element; 0 for SEQRT_DTYPE_UNDEFINED and unknown values.
+/* Bytes per element; 0 for SEQRT_DTYPE_UNDEFINED, unknown values and the
+ * packed SEQRT_DTYPE_I4/U4 (n of them take (n + 1) / 2 bytes).
  * Thread-safe. */
 SEQRT_API size_t seqrt_dtype_size(seqrt_dtype dtype);
 
@@ -160,7 +170,8 @@ typedef struct seqrt_snapshot seqrt_snapshot;
 /* ---- Tensors ---------------------------------------------------------- */
 
 /* A dense row-major host tensor of `rank` dims. `data` holds `data_bytes`
- * bytes, which must equal the element count times seqrt_dtype_size(dtype);
+ * bytes, which must equal the element count times seqrt_dtype_size(dtype)
+ * (for I4/U4: half the element count, rounded up);
  * they are copied, so the caller may free them on return. NULL `data` (with
  * `data_bytes` 0) gives a zero-filled tensor to fill through
  * seqrt_tensor_mutable_data. `dims` may be NULL when `rank` is 0 (a

@@ -1,6 +1,8 @@
 // Cast (opset 25): converts every element to the dtype named by `to`, an
 // ONNX TensorProto data-type code. CastLike (opset 25) converts to the
 // dtype of its second input instead.
+#include "ops/elementwise/cast.h"
+
 #include <vector>
 
 #include "ops/registry.h"
@@ -8,11 +10,29 @@
 #include "ops/type_support.h"
 
 namespace seqrt {
+
+void cast_storage_only(const Tensor& x, bool saturate, Tensor& y) {
+  const DType to = y.dtype();
+  auto* bytes = static_cast<uint8_t*>(y.mutable_data());
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    if (is_float8(to)) {
+      bytes[i] = f64_to_f8(to, x.element_f64(i), saturate);
+    } else if (is_float(to) || to == DType::kBool) {
+      y.set_element_f64(i, x.element_f64(i));
+    } else {
+      y.set_element_i64(i, x.element_i64(i));
+    }
+  }
+}
+
 namespace {
+
+// Cast takes every dtype, the storage-only ones included.
+constexpr DTypeSet kCastTypes = kAllTypes | kStorageOnlyTypes;
 
 Status infer_cast(InferContext& ctx) {
   SEQRT_RETURN_IF_ERROR(
-      check_input_dtype(ctx, "input 'input'", ctx.input_dtype(0), kAllTypes));
+      check_input_dtype(ctx, "input 'input'", ctx.input_dtype(0), kCastTypes));
   SEQRT_ASSIGN_OR_RETURN(DType to,
                          dtype_from_onnx_code(ctx, "to", ctx.attr_int("to")));
   ctx.set_output(0, to, ctx.input_shape(0));
@@ -27,9 +47,11 @@ Status infer_cast(InferContext& ctx) {
 // the int64 range before wrapping here), != 0 into bool.
 Status convert_into(KernelContext& ctx, const Tensor& x, DType to) {
   SEQRT_RETURN_IF_ERROR(
-      check_input_dtype(ctx, "input 'input'", x.dtype(), kAllTypes));
+      check_input_dtype(ctx, "input 'input'", x.dtype(), kCastTypes));
   SEQRT_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, to, x.dims()));
-  if (is_float(x.dtype())) {
+  if (is_storage_only(x.dtype()) || is_storage_only(to)) {
+    cast_storage_only(x, ctx.attr_int("saturate") != 0, *y);
+  } else if (is_float(x.dtype())) {
     for (int64_t i = 0; i < x.num_elements(); ++i) {
       y->set_element_f64(i, x.element_f64(i));
     }
@@ -49,9 +71,9 @@ Status run_cast(KernelContext& ctx) {
 
 Status infer_cast_like(InferContext& ctx) {
   SEQRT_RETURN_IF_ERROR(
-      check_input_dtype(ctx, "input 'input'", ctx.input_dtype(0), kAllTypes));
+      check_input_dtype(ctx, "input 'input'", ctx.input_dtype(0), kCastTypes));
   SEQRT_RETURN_IF_ERROR(check_input_dtype(ctx, "input 'target_type'",
-                                          ctx.input_dtype(1), kAllTypes));
+                                          ctx.input_dtype(1), kCastTypes));
   ctx.set_output(0, ctx.input_dtype(1), ctx.input_shape(0));
   return Status::ok();
 }
@@ -59,12 +81,12 @@ Status infer_cast_like(InferContext& ctx) {
 Status run_cast_like(KernelContext& ctx) {
   DType to = ctx.input(1)->dtype();
   SEQRT_RETURN_IF_ERROR(
-      check_input_dtype(ctx, "input 'target_type'", to, kAllTypes));
+      check_input_dtype(ctx, "input 'target_type'", to, kCastTypes));
   return convert_into(ctx, *ctx.input(0), to);
 }
 
-// Both only matter for float8 targets, which seqrt has no dtype for; they
-// are accepted so that ONNX models carrying them load.
+// `saturate` matters for float8 targets only; `round_mode` only for
+// FLOAT8E8M0, which seqrt has no dtype for: accepted so that models load.
 std::vector<AttrSpec> float8_attrs() {
   return {
       AttrSpec{"saturate", AttrType::kInt, Attribute(1), false, {}},
@@ -88,6 +110,7 @@ void register_cast(OpRegistry& registry) {
   for (AttrSpec& spec : float8_attrs()) s.attrs.push_back(std::move(spec));
   s.infer = infer_cast;
   s.reference = run_cast;
+  s.storage_only_types = true;
   register_or_die(registry, std::move(s));
 
   OpSchema like;
@@ -98,6 +121,7 @@ void register_cast(OpRegistry& registry) {
   like.attrs = float8_attrs();
   like.infer = infer_cast_like;
   like.reference = run_cast_like;
+  like.storage_only_types = true;
   register_or_die(registry, std::move(like));
 }
 

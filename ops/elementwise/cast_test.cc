@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "ops/op_test_util.h"
 
@@ -20,6 +21,32 @@ TEST(Cast, FloatToIntegerTruncatesTowardZero) {
   Tensor y = run_ok("Cast", {x}, {{"to", 6}});
   EXPECT_EQ(y.dtype(), DType::kI32);
   expect_values(y, {-1, 2, 0, 0});
+}
+
+TEST(Cast, IntoFloat8RoundsToNearestEvenAndSaturates) {
+  Tensor x = Tensor::from_vector<float>(
+      {4}, {1.0625f, 1.1875f, 1e6f, -std::numeric_limits<float>::infinity()});
+  Tensor y = run_ok("Cast", {x}, {{"to", 17}});  // FLOAT8E4M3FN
+  EXPECT_EQ(y.dtype(), DType::kF8E4M3FN);
+  // 1.0625 and 1.1875 lie halfway between E4M3 neighbours: ties to even.
+  expect_values(y, {1.0, 1.25, 448, -448});
+  Tensor wrapped = run_ok("Cast", {x}, {{"to", 19}, {"saturate", 0}});
+  EXPECT_EQ(wrapped.element_f64(2), std::numeric_limits<double>::infinity());
+  Tensor nan = run_ok("Cast", {x}, {{"to", 18}, {"saturate", 0}});
+  EXPECT_TRUE(std::isnan(nan.element_f64(2)));
+  Tensor back = run_ok("Cast", {y}, {{"to", 10}});
+  EXPECT_EQ(back.dtype(), DType::kF16);
+  expect_values(back, {1.0, 1.25, 448, -448});
+}
+
+TEST(Cast, Int4TruncatesAndWrapsLikeNarrowIntegers) {
+  Tensor x = Tensor::from_vector<float>({4}, {-9.0f, 7.9f, 8.0f, -2.5f});
+  Tensor y = run_ok("Cast", {x}, {{"to", 22}});  // INT4
+  EXPECT_EQ(y.dtype(), DType::kI4);
+  EXPECT_EQ(y.byte_size(), 2u);
+  expect_values(y, {7, 7, -8, -2});
+  Tensor u = run_ok("Cast", {y}, {{"to", 2}});  // to uint8, wrapping
+  expect_values(u, {7, 7, 248, 254});
 }
 
 TEST(Cast, ToAndFromBool) {

@@ -78,6 +78,7 @@ void register_constant(OpRegistry& registry) {
   };
   s.infer = infer_constant;
   s.reference = run_constant;
+  s.storage_only_types = true;
   register_or_die(registry, std::move(s));
 }
 

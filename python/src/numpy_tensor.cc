@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "importers/tensor/npy.h"
 #include "python/src/errors.h"
 
 namespace py = pybind11;
@@ -71,6 +72,12 @@ py::dtype numpy_dtype(DType dtype, const std::string& what) {
             "package (pip install ml_dtypes)",
             what));
       }
+    case DType::kI4:  // array_from_tensor widens these first
+    case DType::kU4:
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kF8E5M2FNUZ:
     case DType::kUndefined:
       break;
   }
@@ -124,6 +131,10 @@ Tensor tensor_from_array(py::handle object, const std::string& what) {
 }
 
 py::array array_from_tensor(Tensor tensor, const std::string& what) {
+  // NumPy has no 4-bit or float8 dtype: i8/u8/f32 arrays, as .npy files get.
+  if (is_storage_only(tensor.dtype())) {
+    tensor = unwrap(npy_compatible(tensor));
+  }
   py::dtype type = numpy_dtype(tensor.dtype(), what);
   // Another handle (a weight, a feed, a cache, another result) could see
   // writes through the array: give the array its own storage.
@@ -164,6 +175,18 @@ std::string onnx_type_string(DType dtype) {
       return "tensor(int64)";
     case DType::kBool:
       return "tensor(bool)";
+    case DType::kI4:
+      return "tensor(int4)";
+    case DType::kU4:
+      return "tensor(uint4)";
+    case DType::kF8E4M3FN:
+      return "tensor(float8e4m3fn)";
+    case DType::kF8E4M3FNUZ:
+      return "tensor(float8e4m3fnuz)";
+    case DType::kF8E5M2:
+      return "tensor(float8e5m2)";
+    case DType::kF8E5M2FNUZ:
+      return "tensor(float8e5m2fnuz)";
     case DType::kUndefined:
       break;
   }

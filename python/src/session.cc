@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include "python/src/errors.h"
+#include "importers/tensor/npy.h"
 #include "python/src/numpy_tensor.h"
 #include "runtime/backend_registry.h"
 #include "runtime/multi_backend.h"
@@ -179,7 +180,7 @@ py::list run_session(const Session& session, const py::object& output_names,
   const Graph& graph = session.graph();
   std::vector<std::string> names =
       select_outputs(output_names, python::output_names(graph), {}, graph.name);
-  std::map<std::string, Tensor> inputs = tensors_from_feeds(feeds);
+  std::map<std::string, Tensor> inputs = tensors_from_feeds(feeds, graph);
   const SessionRunOptions run_options = run_options_from(timeout);
   std::optional<Result<std::map<std::string, Tensor>>> outputs;
   {
@@ -220,7 +221,8 @@ SessionRunOptions run_options_from(py::handle timeout) {
   return run_options;
 }
 
-std::map<std::string, Tensor> tensors_from_feeds(py::handle feeds) {
+std::map<std::string, Tensor> tensors_from_feeds(py::handle feeds,
+                                                 const Graph& graph) {
   if (!py::hasattr(feeds, "items")) {
     throw py::type_error(
         fmt::format("feeds must be a dict of input name to array, got {}",
@@ -236,6 +238,8 @@ std::map<std::string, Tensor> tensors_from_feeds(py::handle feeds) {
     std::string name = pair[0].cast<std::string>();
     tensors[name] = tensor_from_array(pair[1], fmt::format("feed '{}'", name));
   }
+  // i4/u4/float8 inputs come as i8/u8/f32 arrays, as from .npy files.
+  check(feeds_from_npy_compatible(graph, tensors));
   return tensors;
 }
 

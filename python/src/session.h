@@ -16,7 +16,9 @@ namespace seqrt::python {
 void bind_session(pybind11::module_& module);
 
 // `feeds`, a mapping of graph input name to array, as tensors.
-std::map<std::string, Tensor> tensors_from_feeds(pybind11::handle feeds);
+// i4/u4/float8 inputs of `graph` are taken as i8/u8/f32 arrays.
+std::map<std::string, Tensor> tensors_from_feeds(pybind11::handle feeds,
+                                                 const Graph& graph);
 
 // A run's options from a `timeout` argument: None, or seconds > 0.
 SessionRunOptions run_options_from(pybind11::handle timeout);

@@ -53,7 +53,8 @@ class PyStream {
                const py::object& timeout) {
     std::vector<std::string> names = select_outputs(
         output_names, returned_, state_outputs_, session_->graph().name);
-    std::map<std::string, Tensor> inputs = tensors_from_feeds(feeds);
+    std::map<std::string, Tensor> inputs =
+        tensors_from_feeds(feeds, session_->graph());
     const SessionRunOptions run_options = run_options_from(timeout);
     std::optional<Result<std::map<std::string, Tensor>>> outputs;
     {

@@ -1,5 +1,6 @@
 // seqrt_tensor_*: host tensors that own a copy of their data, or borrow the
 // caller's memory without one.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -18,6 +19,12 @@ static_assert(SEQRT_DTYPE_U8 == static_cast<int>(DType::kU8));
 static_assert(SEQRT_DTYPE_I32 == static_cast<int>(DType::kI32));
 static_assert(SEQRT_DTYPE_I64 == static_cast<int>(DType::kI64));
 static_assert(SEQRT_DTYPE_BOOL == static_cast<int>(DType::kBool));
+static_assert(SEQRT_DTYPE_I4 == static_cast<int>(DType::kI4));
+static_assert(SEQRT_DTYPE_U4 == static_cast<int>(DType::kU4));
+static_assert(SEQRT_DTYPE_F8E4M3FN == static_cast<int>(DType::kF8E4M3FN));
+static_assert(SEQRT_DTYPE_F8E4M3FNUZ == static_cast<int>(DType::kF8E4M3FNUZ));
+static_assert(SEQRT_DTYPE_F8E5M2 == static_cast<int>(DType::kF8E5M2));
+static_assert(SEQRT_DTYPE_F8E5M2FNUZ == static_cast<int>(DType::kF8E5M2FNUZ));
 
 struct TensorSpec {
   DType dtype = DType::kUndefined;
@@ -27,7 +34,7 @@ struct TensorSpec {
 
 // Checks the dtype and the dims (non-negative, no overflow in bytes).
 Result<TensorSpec> check_spec(int dtype, const int64_t* dims, size_t rank) {
-  if (dtype <= SEQRT_DTYPE_UNDEFINED || dtype > SEQRT_DTYPE_BOOL) {
+  if (dtype <= SEQRT_DTYPE_UNDEFINED || dtype > SEQRT_DTYPE_F8E5M2FNUZ) {
     return invalid_argument("unknown dtype {}", dtype);
   }
   if (rank > 0) SEQRT_RETURN_IF_ERROR(require(dims, "dims"));
@@ -46,14 +53,15 @@ Result<TensorSpec> check_spec(int dtype, const int64_t* dims, size_t rank) {
     }
     count *= static_cast<uint64_t>(dims[i]);
   }
-  uint64_t element = dtype_size(spec.dtype);
+  // Whole bytes per element, rounded up: a bound for packed types too.
+  uint64_t element = (dtype_bits(spec.dtype) + 7) / 8;
   if (count > kMax / element) {
     return invalid_argument(
         "the byte size of a {} tensor of dims ({}) "
         "overflows",
         dtype_name(spec.dtype), fmt::join(spec.dims, ","));
   }
-  spec.bytes = static_cast<size_t>(count * element);
+  spec.bytes = dtype_bytes(spec.dtype, static_cast<size_t>(count));
   return spec;
 }
 
@@ -94,7 +102,7 @@ Status borrow(int dtype, const int64_t* dims, size_t rank, const void* data,
   SEQRT_RETURN_IF_ERROR(check_byte_count(spec, data_bytes));
   // An empty tensor reads no bytes, so it may point anywhere, even NULL.
   if (spec.bytes != 0) SEQRT_RETURN_IF_ERROR(require(data, "data"));
-  size_t element = dtype_size(spec.dtype);
+  size_t element = std::max<size_t>(dtype_size(spec.dtype), 1);
   if (reinterpret_cast<uintptr_t>(data) % element != 0) {
     return invalid_argument("borrowed {} data at {} is not aligned to {} bytes",
                             dtype_name(spec.dtype), data, element);

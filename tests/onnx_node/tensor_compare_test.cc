@@ -68,6 +68,20 @@ TEST(TensorCompareTest, DimsAndDtypeMustMatch) {
   EXPECT_TRUE(compare_tensors(row, ints).has_value());
 }
 
+TEST(TensorCompareTest, Float8ComparesValuesExactlyWithNanEqualNan) {
+  Tensor expected = Tensor::allocate(DType::kF8E4M3FN, {2}).value();
+  expected.set_element_f64(0, 1.0);
+  static_cast<uint8_t*>(expected.mutable_data())[1] = 0x7f;  // NaN
+  Tensor got = expected.clone();
+  static_cast<uint8_t*>(got.mutable_data())[1] = 0xff;  // the other NaN
+  EXPECT_FALSE(compare_tensors(got, expected).has_value());
+  static_cast<uint8_t*>(got.mutable_data())[1] = 0x00;  // 0 is not NaN
+  EXPECT_TRUE(compare_tensors(got, expected).has_value());
+  got.set_element_f64(1, std::nan(""));
+  got.set_element_f64(0, 1.125);  // the next value: no tolerance
+  EXPECT_TRUE(compare_tensors(got, expected).has_value());
+}
+
 TEST(TensorCompareTest, BoolsAreExact) {
   Tensor got = Tensor::from_vector<bool>({2}, {true, false});
   Tensor expected = Tensor::from_vector<bool>({2}, {true, true});

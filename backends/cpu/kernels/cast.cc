@@ -8,6 +8,7 @@
 #include "backends/cpu/kernel_table.h"
 #include "backends/cpu/kernels/float_support.h"
 #include "backends/cpu/kernels/typed_support.h"
+#include "ops/elementwise/cast.h"
 #include "ops/type_support.h"
 
 namespace seqrt::cpu {
@@ -36,6 +37,12 @@ D convert_element(S x) {
 Status convert(KernelContext& ctx, const Tensor& x, DType to) {
   if (to == x.dtype()) {
     ctx.set_output(0, x);
+    return Status::ok();
+  }
+  if (is_storage_only(x.dtype()) || is_storage_only(to)) {
+    // Rare (weights loaded once, the node tests): the shared plain loop.
+    SEQRT_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, to, x.dims()));
+    cast_storage_only(x, ctx.attr_int("saturate") != 0, *y);
     return Status::ok();
   }
   Tensor src = x;
