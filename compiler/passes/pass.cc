@@ -48,7 +48,8 @@ Result<std::vector<PassStats>> run_passes(Graph& graph,
 }
 
 std::vector<Pass> default_passes() {
-  return {infer_shapes_pass(), fold_constants_pass(),
+  return {infer_shapes_pass(), fuse_dequantize_linear_pass(),
+          fold_constants_pass(),
           infer_symbolic_shapes_pass(), eliminate_dead_code_pass(),
           fuse_attention_pass(),
           // Then attentions whose K was pinned by a read of its shape.

@@ -52,6 +52,11 @@ Pass fuse_gelu_pass();
 // LinearAttention (gated) with one constant decay per head -> seqrt::Retention
 // with the packed inputs viewed as heads.
 Pass fuse_retention_pass();
+// MatMul(X, DequantizeLinear(constant int8/uint8/int4/uint4 W, scale,
+// zero point)) with per-tensor, per-output-channel or block-wise (along K)
+// scales -> one weight-only quantized seqrt::Linear; runs before
+// fold_constants, which would make the f32 weight.
+Pass fuse_dequantize_linear_pass();
 // MatMul with a constant 2-D W, + a constant (N) bias, + Relu/Gelu/Sigmoid/
 // SiLU -> seqrt::Linear (any rank of X).
 Pass fuse_linear_pass();

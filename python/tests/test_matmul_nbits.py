@@ -72,3 +72,67 @@ def test_matches_onnxruntime(tmp_path, bits, symmetric):
                                                                  {"x": x})
     drift = np.max(np.abs(got - exact)) / np.max(np.abs(exact))
     assert 0 < drift < (0.1 if bits == 4 else 0.01), drift
+
+
+def run_both(path, x):
+    """onnxruntime's and seqrt's (cpu) outputs for the file at `path`."""
+    want, = ort.InferenceSession(
+        str(path), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    got, = seqrt.Session(str(path), backend="cpu").run(None, {"x": x})
+    return np.asarray(got), want
+
+
+@pytest.mark.parametrize("symmetric", [True, False],
+                         ids=["symmetric", "asymmetric"])
+def test_qdq_int4_blocks_fold_into_a_quantized_linear(tmp_path, symmetric):
+    """The same quantizer in QDQ form writes DequantizeLinear (int4 or uint4
+    codes, blocks of 32 along K) -> MatMul; fuse_dequantize_linear makes
+    one quantized Linear of it, never the f32 weight (its C++ test checks
+    the rewrite; here the outputs). seqrt must equal the exact product with
+    the dequantised weight. onnxruntime rewrites the pair into its own
+    MatMulNBits kernel, which computes with 8-bit activations here, so it
+    is only checked to 1e-2."""
+    from onnx import numpy_helper
+    from onnxruntime.quantization import QuantFormat
+    config = DefaultWeightOnlyQuantConfig(block_size=32,
+                                          is_symmetric=symmetric, bits=4,
+                                          quant_format=QuantFormat.QDQ)
+    quantizer = MatMulNBitsQuantizer(matmul_model(5), algo_config=config)
+    quantizer.process()
+    model = quantizer.model.model
+    dq = [node for node in model.graph.node
+          if node.op_type == "DequantizeLinear"]
+    assert len(dq) == 1, [node.op_type for node in model.graph.node]
+    path = tmp_path / "qdq.onnx"
+    onnx.save(model, str(path))
+    x = np.random.default_rng(3).uniform(-1, 1, (M, K)).astype(np.float32)
+    got, from_ort = run_both(path, x)
+    # The exact product: codes minus zero points, times the block scales.
+    inits = {i.name: numpy_helper.to_array(i).astype(np.float64)
+             for i in model.graph.initializer}
+    codes, scales = inits[dq[0].input[0]], inits[dq[0].input[1]]
+    zeros = inits[dq[0].input[2]] if len(dq[0].input) > 2 else 0
+    weight = ((codes - np.repeat(zeros, 32, axis=0)[:K]
+               if np.ndim(zeros) else codes)
+              * np.repeat(scales, 32, axis=0)[:K])
+    exact = x.astype(np.float64) @ weight + inits["b"]
+    error = np.max(np.abs(got - exact)) / np.max(np.abs(exact))
+    assert error <= 1e-5, f"relative error {error}"
+    drift = np.max(np.abs(from_ort - exact)) / np.max(np.abs(exact))
+    assert drift <= 1e-2, f"onnxruntime's relative error {drift}"
+
+
+def test_dynamic_int8_quantization_matches_onnxruntime(tmp_path):
+    """quantize_dynamic writes DynamicQuantizeLinear -> MatMulInteger ->
+    Cast -> Mul (int8 weights, uint8 activations quantized per run)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    fp32 = tmp_path / "fp32.onnx"
+    onnx.save(matmul_model(6), str(fp32))
+    path = tmp_path / "dynamic.onnx"
+    quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8)
+    ops = [node.op_type for node in onnx.load(str(path)).graph.node]
+    assert "MatMulInteger" in ops and "DynamicQuantizeLinear" in ops, ops
+    x = np.random.default_rng(4).uniform(-1, 1, (M, K)).astype(np.float32)
+    got, want = run_both(path, x)
+    error = np.max(np.abs(got - want)) / np.max(np.abs(want))
+    assert error <= 1e-3, f"relative error {error}"
