@@ -107,11 +107,7 @@ std::map<std::string, Tensor> cache_feeds(int64_t rows, float scale) {
   return {{"x", Tensor::from_vector<float>({1, rows, 4}, x)}};
 }
 
-void expect_close(const std::map<std::string, Tensor>& got,
-                  const std::map<std::string, Tensor>& want,
-                  const std::string& where) {
-  vulkan::testing::expect_close_outputs(got, want, where);
-}
+using vulkan::testing::expect_close_outputs;
 
 class HeldStateTest : public ::testing::Test {
  protected:
@@ -142,7 +138,7 @@ class HeldStateTest : public ::testing::Test {
     EXPECT_TRUE(got.is_ok()) << where << ": " << got.status().to_string();
     auto want = cpu.run(feeds);
     EXPECT_TRUE(want.is_ok()) << where << ": " << want.status().to_string();
-    if (got.is_ok() && want.is_ok()) expect_close(*got, *want, where);
+    if (got.is_ok() && want.is_ok()) expect_close_outputs(*got, *want, where);
     return {after.to_device - before.to_device, after.to_host - before.to_host};
   }
 
@@ -172,7 +168,7 @@ TEST_F(HeldStateTest, AStateTheLastSegmentOwnsStaysOnTheDevice) {
   // A snapshot reads the held state back; restoring it continues both.
   std::map<std::string, Tensor> saved = mixed.snapshot();
   ASSERT_EQ(saved.size(), 1u);
-  expect_close(saved, cpu.snapshot(), "snapshot");
+  expect_close_outputs(saved, cpu.snapshot(), "snapshot");
   ASSERT_TRUE(mixed.restore(saved).is_ok());
   step_both(mixed, cpu, island_feeds(3.0f), "after restore");
 }
@@ -186,7 +182,7 @@ TEST_F(HeldStateTest, AStateTheCpuReadsCrossesAsATensor) {
     step_both(mixed, cpu, island_feeds(scale),
               "scale " + std::to_string(scale));
   }
-  expect_close(mixed.snapshot(), cpu.snapshot(), "snapshot");
+  expect_close_outputs(mixed.snapshot(), cpu.snapshot(), "snapshot");
 }
 
 TEST_F(HeldStateTest, AGrowingCacheWithPositionsFromItsLengthStaysOnTheDevice) {
@@ -205,7 +201,7 @@ TEST_F(HeldStateTest, AGrowingCacheWithPositionsFromItsLengthStaysOnTheDevice) {
     EXPECT_EQ(moved.to_device, 4u * 4) << where;
     EXPECT_EQ(moved.to_host, 4u * 4) << where;
   }
-  expect_close(mixed.snapshot(), cpu.snapshot(), "snapshot");
+  expect_close_outputs(mixed.snapshot(), cpu.snapshot(), "snapshot");
 }
 
 }  // namespace

@@ -173,11 +173,7 @@ std::map<std::string, Tensor> step_feeds(int64_t t, uint32_t seed) {
           {"write_index", Tensor::from_vector<int64_t>({1}, {t})}};
 }
 
-void expect_close(const std::map<std::string, Tensor>& got,
-                  const std::map<std::string, Tensor>& want,
-                  const std::string& where) {
-  vulkan::testing::expect_close_outputs(got, want, where);
-}
+using vulkan::testing::expect_close_outputs;
 
 class StreamStateTest : public ::testing::Test {
  protected:
@@ -209,7 +205,7 @@ class StreamStateTest : public ::testing::Test {
     ASSERT_TRUE(got.is_ok()) << where << ": " << got.status().to_string();
     auto want = cpu.run(feeds);
     ASSERT_TRUE(want.is_ok()) << where << ": " << want.status().to_string();
-    expect_close(*got, *want, where);
+    expect_close_outputs(*got, *want, where);
   }
 
   std::unique_ptr<Session> cpu_, gpu_;
@@ -237,7 +233,7 @@ TEST_F(StreamStateTest, StepsEqualTheCpuStreamAndMoveNoStateBytes) {
   // The held state is the CPU's, read back on request.
   auto held = gpu.read_snapshot();
   ASSERT_TRUE(held.is_ok()) << held.status().to_string();
-  expect_close(*held, cpu.snapshot(), "the state after the steps");
+  expect_close_outputs(*held, cpu.snapshot(), "the state after the steps");
   EXPECT_EQ(held->at("past_key").dim(2), kCapacity);
 }
 
@@ -251,7 +247,7 @@ TEST_F(StreamStateTest, SnapshotRestoreAndResetMatchTheCpuStream) {
   std::map<std::string, Tensor> saved = gpu.snapshot();
   ASSERT_EQ(saved.size(), 5u);
   std::map<std::string, Tensor> cpu_saved = cpu.snapshot();
-  expect_close(saved, cpu_saved, "snapshot");
+  expect_close_outputs(saved, cpu_saved, "snapshot");
   for (int64_t t = 3; t < 6; ++t) {
     ASSERT_NO_FATAL_FAILURE(
         step_both(gpu, cpu, step_feeds(t, 2), "after " + std::to_string(t)));
@@ -259,7 +255,7 @@ TEST_F(StreamStateTest, SnapshotRestoreAndResetMatchTheCpuStream) {
   // Back to step 3 on both; the snapshot is a copy the steps left alone.
   ASSERT_TRUE(gpu.restore(saved).is_ok());
   ASSERT_TRUE(cpu.restore(cpu_saved).is_ok());
-  expect_close(gpu.snapshot(), cpu_saved, "restored, before a run");
+  expect_close_outputs(gpu.snapshot(), cpu_saved, "restored, before a run");
   for (int64_t t = 3; t < 5; ++t) {
     ASSERT_NO_FATAL_FAILURE(
         step_both(gpu, cpu, step_feeds(t, 2), "again " + std::to_string(t)));
@@ -327,8 +323,8 @@ TEST_F(StreamStateTest, StreamsOnTwoThreadsMatchTheCpuStreams) {
     ASSERT_EQ(errors[i], "") << "thread " << i;
     ASSERT_EQ(got[i].size(), want[i].size());
     for (size_t t = 0; t < want[i].size(); ++t) {
-      expect_close(got[i][t], want[i][t],
-                   fmt::format("thread {} step {}", i, t));
+      expect_close_outputs(got[i][t], want[i][t],
+                           fmt::format("thread {} step {}", i, t));
     }
   }
 }
@@ -364,7 +360,7 @@ TEST_F(StreamStateTest, PrefillThenStepsChangeTheInputDims) {
   ASSERT_FALSE(bad.is_ok());
   EXPECT_NE(bad.status().message().find("'k' has seq = 2"), std::string::npos)
       << bad.status().message();
-  expect_close(gpu.snapshot(), cpu.snapshot(), "after a bad feed");
+  expect_close_outputs(gpu.snapshot(), cpu.snapshot(), "after a bad feed");
 }
 
 TEST_F(StreamStateTest, NeuralMemoryPromptThenStepsKeepTheStateOnTheDevice) {
@@ -383,7 +379,7 @@ TEST_F(StreamStateTest, NeuralMemoryPromptThenStepsKeepTheStateOnTheDevice) {
   }
   ASSERT_NO_FATAL_FAILURE(
       step_both(gpu, cpu, memory_feeds(20, 90), "a second prompt"));
-  expect_close(gpu.snapshot(), cpu.snapshot(), "final state");
+  expect_close_outputs(gpu.snapshot(), cpu.snapshot(), "final state");
 }
 
 }  // namespace

@@ -127,16 +127,7 @@ double activate(const std::string& activation, double v) {
 // The quantized form: W dequantised exactly (the contract's formula), then
 // the same product as the float form.
 Status run_quantized_linear(KernelContext& ctx) {
-  LinearOperand in[kLinearInputCount];
-  Shape shapes[kLinearInputCount];
-  for (size_t i = 0; i < kLinearInputCount; ++i) {
-    const Tensor* t = ctx.input(i);
-    if (t == nullptr) continue;
-    shapes[i] = t->shape();
-    in[i] = {true, t->dtype(), &shapes[i]};
-  }
-  SEQRT_ASSIGN_OR_RETURN(QuantizedLinearDims q,
-                         check_quantized_linear(ctx, in));
+  SEQRT_ASSIGN_OR_RETURN(QuantizedLinearDims q, check_quantized_linear(ctx));
   const Tensor& x = *ctx.input(kLinearX);
   const Tensor& w = *ctx.input(kLinearW);
   const Tensor* b = ctx.input(kLinearB);

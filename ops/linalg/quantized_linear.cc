@@ -116,4 +116,16 @@ Result<QuantizedLinearDims> check_quantized_linear(
   return q;
 }
 
+Result<QuantizedLinearDims> check_quantized_linear(const KernelContext& ctx) {
+  LinearOperand in[kLinearInputCount];
+  Shape shapes[kLinearInputCount];
+  for (size_t i = 0; i < kLinearInputCount; ++i) {
+    const Tensor* t = ctx.input(i);
+    if (t == nullptr) continue;
+    shapes[i] = t->shape();
+    in[i] = {true, t->dtype(), &shapes[i]};
+  }
+  return check_quantized_linear(ctx, in);
+}
+
 }  // namespace seqrt

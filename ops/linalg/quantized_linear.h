@@ -72,5 +72,7 @@ int64_t linear_bits(const OpContext& ctx);
 // dim, with errors naming the node and the input.
 Result<QuantizedLinearDims> check_quantized_linear(
     const OpContext& ctx, const LinearOperand (&in)[kLinearInputCount]);
+// The same check of a kernel's input tensors.
+Result<QuantizedLinearDims> check_quantized_linear(const KernelContext& ctx);
 
 }  // namespace seqrt

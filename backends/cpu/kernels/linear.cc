@@ -51,16 +51,7 @@ Result<LinearShape> check_linear(const KernelContext& ctx, const Tensor& x,
 
 // The quantized form, checked by the op's own contract.
 Status run_quantized(KernelContext& ctx) {
-  LinearOperand in[kLinearInputCount];
-  Shape shapes[kLinearInputCount];
-  for (size_t i = 0; i < kLinearInputCount; ++i) {
-    const Tensor* t = ctx.input(i);
-    if (t == nullptr) continue;
-    shapes[i] = t->shape();
-    in[i] = {true, t->dtype(), &shapes[i]};
-  }
-  SEQRT_ASSIGN_OR_RETURN(QuantizedLinearDims q,
-                         check_quantized_linear(ctx, in));
+  SEQRT_ASSIGN_OR_RETURN(QuantizedLinearDims q, check_quantized_linear(ctx));
   std::optional<onednn::Activation> activation =
       onednn::parse_activation(ctx.attr_string("activation"));
   if (!activation) {
