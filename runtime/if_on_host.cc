@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "compiler/infer/infer_graph.h"
 #include "compiler/passes/rewrite.h"
 #include "runtime/deferred_executable.h"
