@@ -154,11 +154,7 @@ std::optional<Fusion> match_dequantized_matmul(const Matcher& m, int n) {
   fusion.create_values = [weight, base](Graph& graph, std::vector<Node>& add) {
     Weights w = repack(weight);
     auto constant = [&](const std::string& suffix, Tensor value) {
-      ValueId id = add_fresh_value(graph, base + suffix);
-      graph.value(id).dtype = value.dtype();
-      graph.value(id).shape = Shape::from_dims(value.dims());
-      graph.constants[id] = std::move(value);
-      return id;
+      return add_tensor_constant(graph, base + suffix, std::move(value));
     };
     Node& linear = add[0];
     linear.attrs["block_size"] = Attribute(w.block);

@@ -333,15 +333,6 @@ ValueId add_ints_constant(Graph& graph, const std::string& base,
                                    values));
 }
 
-ValueId add_tensor_constant(Graph& graph, const std::string& base,
-                            const Tensor& tensor) {
-  ValueId id = add_fresh_value(graph, base);
-  graph.value(id).dtype = tensor.dtype();
-  graph.value(id).shape = tensor.shape();
-  graph.constants[id] = tensor;
-  return id;
-}
-
 ValueId add_op(Graph& graph, std::vector<Node>& add, const std::string& op,
                std::vector<ValueId> inputs, AttrMap attrs,
                const std::string& name, ValueId output) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compiler/passes/recurrence_factors.h"
+#include "compiler/passes/rewrite.h"
 #include "graph/graph.h"
 
 namespace seqrt {
@@ -102,8 +103,6 @@ std::optional<StateUpdate> match_state_update(const ScanSite& site,
 // Builders for the replacement nodes; each returns the new output value.
 ValueId add_ints_constant(Graph& graph, const std::string& base,
                           const std::vector<int64_t>& values);
-ValueId add_tensor_constant(Graph& graph, const std::string& base,
-                            const Tensor& tensor);
 ValueId add_op(Graph& graph, std::vector<Node>& add, const std::string& op,
                std::vector<ValueId> inputs, AttrMap attrs,
                const std::string& name, ValueId output = kNoValue);

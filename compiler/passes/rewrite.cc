@@ -90,6 +90,15 @@ ValueId add_fresh_value(Graph& graph, const std::string& base) {
   return graph.add_value(Value{name, DType::kUndefined, std::nullopt});
 }
 
+ValueId add_tensor_constant(Graph& graph, const std::string& base,
+                            Tensor tensor) {
+  ValueId id = add_fresh_value(graph, base);
+  graph.value(id).dtype = tensor.dtype();
+  graph.value(id).shape = tensor.shape();
+  graph.constants[id] = std::move(tensor);
+  return id;
+}
+
 Status sort_nodes(Graph& graph) {
   SEQRT_ASSIGN_OR_RETURN(std::vector<int> order, graph.topological_order());
   std::vector<Node> sorted;

@@ -52,6 +52,9 @@ Status replace_nodes(Graph& graph, const std::set<int>& nodes,
 
 // A new untyped value named after `base`, unique in the graph.
 ValueId add_fresh_value(Graph& graph, const std::string& base);
+// A new constant holding `tensor`, named after `base`, typed as it.
+ValueId add_tensor_constant(Graph& graph, const std::string& base,
+                            Tensor tensor);
 
 // Puts nodes in dependency order, keeping the existing order where free.
 Status sort_nodes(Graph& graph);

@@ -171,14 +171,6 @@ bool writes_graph_output(const Graph& graph, const Node& node,
   return false;
 }
 
-ValueId add_constant(Graph& graph, const std::string& base, Tensor tensor) {
-  ValueId id = add_fresh_value(graph, base);
-  graph.value(id).dtype = tensor.dtype();
-  graph.value(id).shape = Shape::from_dims(tensor.dims());
-  graph.constants[id] = std::move(tensor);
-  return id;
-}
-
 }  // namespace
 
 Result<QuantizeReport> quantize_weights(Graph& graph,
@@ -238,11 +230,13 @@ Result<QuantizeReport> quantize_weights(Graph& graph,
     linear.domain = kSeqrtDomain;
     linear.outputs = node.outputs;
     linear.inputs = {
-        c.x, add_constant(graph, weight_name + "/q", packed.codes), c.bias,
-        add_constant(graph, weight_name + "/scale", packed.scales),
-        options.symmetric ? kNoValue
-                          : add_constant(graph, weight_name + "/zero_point",
-                                         packed.zero_points)};
+        c.x, add_tensor_constant(graph, weight_name + "/q", packed.codes),
+        c.bias,
+        add_tensor_constant(graph, weight_name + "/scale", packed.scales),
+        options.symmetric
+            ? kNoValue
+            : add_tensor_constant(graph, weight_name + "/zero_point",
+                                  packed.zero_points)};
     linear.attrs["activation"] = Attribute(c.activation);
     linear.attrs["bits"] = Attribute(int64_t{bits});
     linear.attrs["block_size"] = Attribute(block);
