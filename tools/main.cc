@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/command.h"
+#include "tools/serve_forward.h"
 #include "tools/sigbus_handler.h"
 
 namespace {
@@ -16,7 +17,7 @@ namespace {
 constexpr int kCommandFailed = 1;
 constexpr int kUsageError = 2;
 constexpr const char* kCommandList =
-    "expected inspect, run, convert, bench, generate or quantize";
+    "expected inspect, run, convert, bench, generate, quantize or serve";
 
 // Scripts read the first line of stderr: keep the message on one line.
 // Messages quote names from untrusted files, so every control character
@@ -50,7 +51,9 @@ int main(int argc, char** argv) {
       "seqrt");
   app.set_version_flag("--version", "seqrt " SEQRT_VERSION);
   app.footer(
-      "Run 'seqrt COMMAND --help' for a command's options. Exit code 0 "
+      "Run 'seqrt COMMAND --help' for a command's options; 'seqrt serve "
+      "MODEL...' serves models over HTTP (the Python package seqrt.serve). "
+      "Exit code 0 "
       "on success, 1 when a command fails, 2 on a bad command line.\n");
   std::vector<seqrt::Command> commands = {
       seqrt::add_inspect_command(app),  seqrt::add_run_command(app),
@@ -58,6 +61,10 @@ int main(int argc, char** argv) {
       seqrt::add_generate_command(app), seqrt::add_quantize_command(app),
   };
 
+  // serve is Python (seqrt.serve, on Ray Serve): it parses its own options.
+  if (argc > 1 && std::string(argv[1]) == "serve") {
+    return seqrt::forward_to_python_serve(argc - 1, argv + 1);
+  }
   if (argc > 1 && is_unknown_command(commands, argv[1])) {
     report_error(std::string("unknown command '") + argv[1] + "'; " +
                  kCommandList);

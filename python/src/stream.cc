@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include "python/src/errors.h"
+#include "python/src/numpy_tensor.h"
 #include "python/src/session.h"
 #include "runtime/stream.h"
 
@@ -116,6 +117,41 @@ void bind_stream(py::module_& module) {
             return names;
           },
           "The state inputs it holds (empty before the first run).")
+      .def(
+          "arrays",
+          [](const Snapshot& s) {
+            py::dict arrays;
+            for (const auto& [name, tensor] : s.state) {
+              arrays[py::str(name)] =
+                  array_from_tensor(tensor, fmt::format("state '{}'", name));
+            }
+            return arrays;
+          },
+          "The state as a dict of state input name -> array (copies): what "
+          "a client keeps to restore the sequence elsewhere.")
+      .def_static(
+          "from_arrays",
+          [](const py::handle& arrays) {
+            if (!py::hasattr(arrays, "items")) {
+              throw py::type_error(
+                  "StreamSnapshot.from_arrays takes a dict of state input "
+                  "name to array");
+            }
+            py::object copy = py::module_::import("numpy").attr("array");
+            Snapshot snapshot;
+            for (py::handle item : arrays.attr("items")()) {
+              py::tuple pair = py::reinterpret_borrow<py::tuple>(item);
+              const std::string name = py::str(pair[0]);
+              // A copy: the caller may change its arrays afterwards.
+              snapshot.state.emplace(
+                  name, tensor_from_array(copy(pair[1], py::arg("copy") = true),
+                                          fmt::format("state '{}'", name)));
+            }
+            return snapshot;
+          },
+          py::arg("arrays"),
+          "A snapshot made of arrays (as arrays() returns them); "
+          "Stream.restore() checks the names and types against the model.")
       .def("__repr__", &snapshot_repr);
 
   const char* run_doc =
