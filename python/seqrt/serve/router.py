@@ -29,6 +29,7 @@ class SessionAffinityRouter(FIFOMixin, RequestRouter):
             for replica in candidate_replicas:
                 if replica.replica_id.unique_id == owner:
                     return [[replica]]
-        if len(candidate_replicas) <= 2:
-            return [list(candidate_replicas)]
-        return [random.sample(candidate_replicas, 2)]
+        # Two at random, in random order: of these Ray takes the shorter
+        # queue, and on a tie the first.
+        return [random.sample(candidate_replicas,
+                              min(2, len(candidate_replicas)))]
