@@ -64,9 +64,17 @@ def config_of(args) -> ServerConfig:
     return ServerConfig(models, max_body_bytes=args.max_body_bytes)
 
 
+def stop_on_signals(stop: threading.Event) -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+
+
 def main(argv=None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     config = config_of(args)
+    # Ctrl-C or SIGTERM, even while starting: stop Serve and Ray cleanly.
+    stop = threading.Event()
+    stop_on_signals(stop)
     import ray
     from ray import serve
 
@@ -77,13 +85,15 @@ def main(argv=None) -> int:
     names = ", ".join(model.served_name() for model in config.models)
     print(f"seqrt serve: {names} at http://{args.host}:{args.port}/v1/models "
           f"(Ctrl-C stops)", flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        stop.wait()
-    except KeyboardInterrupt:
+    stop_on_signals(stop)  # again: Ray may have set its own
+    while not stop.wait(1.0):
         pass
-    serve.delete("seqrt")
+    print("seqrt serve: stopping", flush=True)
+    if os.environ.get("RAY_ADDRESS"):
+        serve.delete("seqrt")  # a shared cluster keeps its other apps
+    else:
+        serve.shutdown()
+    ray.shutdown()
     return 0
 
 
