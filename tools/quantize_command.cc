@@ -1,7 +1,9 @@
 // seqrt quantize IN OUT --weights int8|int4 [--block N] [--symmetric]
-// [--skip NAME...] [--output-layer keep|int8|int4] [--input NAME=PATH...]:
-// optimises the model, rewrites its matmul weights as weight-only quantized
-// seqrt::Linear nodes (compiler/quantize/quantize_weights.h) and writes a
+// [--skip NAME...] [--output-layer keep|int8|int4] [--embedding keep|int8|int4]
+// [--input NAME=PATH...]: optimises the model, rewrites its matmul weights
+// as weight-only quantized seqrt::Linear nodes and, when asked, its
+// embedding tables as seqrt::QuantizedGather
+// (compiler/quantize/quantize_weights.h) and writes a
 // .seqrt file; prints the sizes and, given inputs, each output's error
 // against the f32 model on the CPU backend.
 #include <algorithm>
@@ -28,7 +30,8 @@ namespace seqrt {
 namespace {
 
 struct QuantizeCommandOptions {
-  std::string input, output, weights = "int8", output_layer = "keep";
+  std::string input, output, weights = "int8", output_layer = "keep",
+                             embedding = "keep";
   int64_t block = 32;
   bool symmetric = false, no_mmap = false;
   std::vector<std::string> skip, inputs;
@@ -37,10 +40,10 @@ struct QuantizeCommandOptions {
 Result<int> bits_of(const std::string& flag, const std::string& value) {
   if (value == "int8") return 8;
   if (value == "int4") return 4;
-  if (value == "keep" && flag == "--output-layer") return 0;
-  return invalid_argument(
-      "{} '{}': expected {}", flag, value,
-      flag == "--output-layer" ? "keep, int8 or int4" : "int8 or int4");
+  const bool may_keep = flag != "--weights";
+  if (value == "keep" && may_keep) return 0;
+  return invalid_argument("{} '{}': expected {}", flag, value,
+                          may_keep ? "keep, int8 or int4" : "int8 or int4");
 }
 
 // The outputs of `graph` on the CPU backend for `feeds`.
@@ -87,6 +90,8 @@ Status quantize_model(const QuantizeCommandOptions& options) {
   SEQRT_ASSIGN_OR_RETURN(quantize.bits, bits_of("--weights", options.weights));
   SEQRT_ASSIGN_OR_RETURN(quantize.output_layer_bits,
                          bits_of("--output-layer", options.output_layer));
+  SEQRT_ASSIGN_OR_RETURN(quantize.embedding_bits,
+                         bits_of("--embedding", options.embedding));
   quantize.block_size = options.block;
   quantize.symmetric = options.symmetric;
   quantize.skip.insert(options.skip.begin(), options.skip.end());
@@ -148,6 +153,9 @@ Command add_quantize_command(CLI::App& app) {
   sub->add_option("--output-layer", options->output_layer,
                   "The layer writing a graph output (a vocabulary "
                   "projection): keep (f32, the default), int8 or int4");
+  sub->add_option("--embedding", options->embedding,
+                  "Embedding tables (a Gather of rows of a constant "
+                  "matrix): keep (f32, the default), int8 or int4");
   sub->add_option("--input", options->inputs,
                   "NAME=PATH (.npy or .pb): with inputs, print each output's "
                   "error against the f32 model on the CPU backend");

@@ -81,6 +81,27 @@ Result<Candidate> as_candidate(const Graph& graph, const Node& node) {
   return c;
 }
 
+// A Gather of rows (axis 0) of a constant f32 matrix: the table read as
+// W[k, n] = table[n, k], so that pack() lays entry n out as row n.
+Result<Weight> as_embedding(const Graph& graph, const Node& node) {
+  if (node.domain != kOnnxDomain || node.op != "Gather" ||
+      node.inputs.size() != 2) {
+    return unsupported("not an embedding");
+  }
+  const Tensor* table = graph.constant(node.inputs[0]);
+  if (table == nullptr) return unsupported("not an embedding");
+  if (table->dtype() != DType::kF32 || table->rank() != 2 ||
+      node_attr_int(node, "axis") != 0) {
+    return unsupported("a Gather that is not of rows of an f32 matrix");
+  }
+  Weight w;
+  w.data = table->data_as<float>();
+  w.k = table->dim(1);
+  w.n = table->dim(0);
+  w.transposed = true;
+  return w;
+}
+
 struct Packed {
   Tensor codes, scales, zero_points;  // zero_points empty when symmetric
 };
@@ -138,6 +159,41 @@ Packed pack(const Weight& weight, int bits, int64_t block, bool symmetric) {
   return p;
 }
 
+uint64_t packed_bytes(const Packed& p) {
+  return p.codes.byte_size() + p.scales.byte_size() +
+         p.zero_points.byte_size();
+}
+
+// The embedding `node` as seqrt::QuantizedGather; the report's entry.
+QuantizedWeight quantize_embedding(Graph& graph, Node& node, const Weight& w,
+                                   int bits, int64_t block, bool symmetric) {
+  const std::string table = graph.value(node.inputs[0]).name;
+  Packed packed = pack(w, bits, block, symmetric);
+  QuantizedWeight q{node.name.empty() ? node.label() : node.name,
+                    w.k,
+                    w.n,
+                    bits,
+                    graph.constant(node.inputs[0])->byte_size(),
+                    packed_bytes(packed)};
+  Node gather;
+  gather.name = node.name;
+  gather.op = "QuantizedGather";
+  gather.domain = kSeqrtDomain;
+  gather.outputs = node.outputs;
+  gather.inputs = {
+      add_tensor_constant(graph, table + "/q", packed.codes), node.inputs[1],
+      add_tensor_constant(graph, table + "/scale", packed.scales),
+      symmetric ? kNoValue
+                : add_tensor_constant(graph, table + "/zero_point",
+                                      packed.zero_points)};
+  if (symmetric) gather.inputs.pop_back();
+  gather.attrs["bits"] = Attribute(int64_t{bits});
+  gather.attrs["block_size"] = Attribute(block);
+  gather.attrs["K"] = Attribute(w.k);
+  node = std::move(gather);
+  return q;
+}
+
 uint64_t parameter_bytes(const Graph& graph) {
   uint64_t total = 0;
   for (const auto& [id, tensor] : graph.constants) total += tensor.byte_size();
@@ -186,6 +242,12 @@ Result<QuantizeReport> quantize_weights(Graph& graph,
         "{}",
         options.output_layer_bits);
   }
+  if (options.embedding_bits != 0 && options.embedding_bits != 4 &&
+      options.embedding_bits != 8) {
+    return invalid_argument(
+        "quantize: embeddings take 4 or 8 bits, or 0 to stay f32; got {}",
+        options.embedding_bits);
+  }
   const int64_t block = options.block_size;
   if (block < 16 || (block & (block - 1)) != 0) {
     return invalid_argument(
@@ -195,6 +257,22 @@ Result<QuantizeReport> quantize_weights(Graph& graph,
   report.parameter_bytes_before = parameter_bytes(graph);
   const std::vector<std::vector<int>> readers = compute_uses(graph).consumers;
   for (Node& node : graph.nodes) {
+    if (Result<Weight> table = as_embedding(graph, node); table.is_ok()) {
+      const std::string& table_name = graph.value(node.inputs[0]).name;
+      if (options.embedding_bits == 0) {
+        report.kept.push_back(
+            fmt::format("{}: an embedding, kept in f32", node.label()));
+      } else if (options.skip.count(node.name) ||
+                 options.skip.count(table_name)) {
+        report.kept.push_back(
+            fmt::format("{}: skipped as asked", node.label()));
+      } else {
+        report.quantized.push_back(
+            quantize_embedding(graph, node, *table, options.embedding_bits,
+                               block, options.symmetric));
+      }
+      continue;
+    }
     Result<Candidate> found = as_candidate(graph, node);
     if (!found.is_ok()) {
       if (found.status().message() != "not a matmul") {
@@ -222,8 +300,7 @@ Result<QuantizeReport> quantize_weights(Graph& graph,
                       c.weight.n,
                       bits,
                       graph.constant(c.w)->byte_size(),
-                      packed.codes.byte_size() + packed.scales.byte_size() +
-                          packed.zero_points.byte_size()};
+                      packed_bytes(packed)};
     Node linear;
     linear.name = node.name;
     linear.op = "Linear";

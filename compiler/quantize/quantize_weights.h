@@ -2,7 +2,10 @@
 // whose weight is a constant 2-D f32 matrix becomes a weight-only quantized
 // seqrt::Linear (ops/linalg/quantized_linear.h: 4- or 8-bit codes in blocks
 // along K, an f32 scale per block and output channel, a zero point per
-// block unless symmetric). The fp32 weight is dropped once nothing reads it.
+// block unless symmetric); on request, every Gather of rows of a constant
+// f32 matrix (an embedding table) becomes seqrt::QuantizedGather, the
+// table in the same layout (row n = entry n). The fp32 weight is dropped
+// once nothing reads it.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,9 @@ struct QuantizeOptions {
   // Bits of the output layer (a node whose output is a graph output, such
   // as the vocabulary projection): 0 keeps it in f32.
   int output_layer_bits = 0;
+  // Bits of embedding tables (a Gather of rows of a constant f32 matrix,
+  // which becomes seqrt::QuantizedGather): 0 keeps them in f32.
+  int embedding_bits = 0;
 };
 
 struct QuantizedWeight {

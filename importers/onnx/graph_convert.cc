@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "importers/onnx/attribute_convert.h"
+#include "importers/onnx/gather_block_quantized.h"
 #include "importers/onnx/matmul_nbits.h"
 #include "importers/onnx/op_table.h"
 #include "importers/onnx/tensor_convert.h"
@@ -278,14 +279,23 @@ class GraphConverter {
 
   // Looks the op up and upgrades older versions; unknown ops are recorded.
   Status map_op(Node& node, int opset) {
-    if (node.domain == kMicrosoftDomain && node.op == "MatMulNBits") {
+    const bool nbits =
+        node.domain == kMicrosoftDomain && node.op == "MatMulNBits";
+    const bool gather_quantized =
+        node.domain == kMicrosoftDomain && node.op == "GatherBlockQuantized";
+    if (nbits || gather_quantized) {
       AddConstantFn add = [this](Tensor tensor, const std::string& hint) {
         return add_constant(std::move(tensor), hint);
       };
-      for (size_t i = 1; i < node.inputs.size() && i < 4; ++i) {
-        if (graph_.constant(node.inputs[i])) replaced_.insert(node.inputs[i]);
+      // The weights (MatMulNBits' B, scales, zero points; the table, its
+      // scales and zero points), dropped at the end once unread.
+      for (size_t i = 0; i < node.inputs.size() && i < 4; ++i) {
+        if ((nbits ? i != 0 : i != 1) && graph_.constant(node.inputs[i])) {
+          replaced_.insert(node.inputs[i]);
+        }
       }
-      return convert_matmul_nbits(node, graph_, add);
+      return nbits ? convert_matmul_nbits(node, graph_, add)
+                   : convert_gather_block_quantized(node, graph_, add);
     }
     const std::string& domain = node.domain;
     bool known = ctx_.registry->find(domain, node.op) != nullptr;

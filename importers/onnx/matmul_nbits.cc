@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "importers/onnx/quantized_import.h"
 #include "ops/linalg/quantized_linear.h"
 
 namespace seqrt {
@@ -11,65 +12,11 @@ namespace {
 // MatMulNBits' input indices.
 enum : size_t { kA = 0, kB, kScales, kZeroPoints, kGIdx, kBias };
 
-Result<int64_t> int_attr(const Node& node, const char* name,
-                         std::optional<int64_t> fallback = std::nullopt) {
-  auto it = node.attrs.find(name);
-  if (it == node.attrs.end()) {
-    if (fallback) return *fallback;
-    return invalid_model("{}: MatMulNBits needs the attribute {}", node.label(),
-                         name);
-  }
-  if (it->second.type() != AttrType::kInt) {
-    return invalid_model("{}: MatMulNBits attribute {} must be an int",
-                         node.label(), name);
-  }
-  return it->second.as_int();
-}
-
-bool present(const Node& node, size_t i) {
-  return i < node.inputs.size() && node.inputs[i] != kNoValue;
-}
-
-// Input i's value, which must be a constant (an initializer or Constant).
-Result<const Tensor*> constant_input(const Node& node, const Graph& graph,
-                                     size_t i, const char* what) {
-  const Tensor* t = graph.constant(node.inputs[i]);
-  if (t == nullptr) {
-    return unsupported(
-        "{}: MatMulNBits {} '{}' must be a constant (an initializer); seqrt "
-        "imports quantized weights only as constants",
-        node.label(), what, graph.value(node.inputs[i]).name);
-  }
-  return t;
-}
-
-// The scales as f32 (N, n_blocks).
-Result<Tensor> convert_scales(const Node& node, const Tensor& scales, int64_t n,
-                              int64_t n_blocks) {
-  if (scales.num_elements() != n * n_blocks) {
-    return invalid_model(
-        "{}: MatMulNBits scales must hold N·n_blocks = {}·{} values, got {}",
-        node.label(), n, n_blocks, dims_to_string(scales.dims()));
-  }
-  const DType dtype = scales.dtype();
-  if (dtype != DType::kF32 && dtype != DType::kF16 && dtype != DType::kBF16) {
-    return invalid_model("{}: MatMulNBits scales must be float, got {}",
-                         node.label(), dtype_name(dtype));
-  }
-  SEQRT_ASSIGN_OR_RETURN(Tensor out,
-                         Tensor::allocate(DType::kF32, {n, n_blocks}));
-  float* to = out.mutable_data_as<float>();
-  for (int64_t i = 0; i < n * n_blocks; ++i) {
-    to[i] = static_cast<float>(scales.element_f64(i));
-  }
-  return out;
-}
-
 // g_idx: only the trivial order (element k in block k / block_size).
 Status check_g_idx(const Node& node, const Graph& graph, int64_t k,
                    int64_t block_size) {
   SEQRT_ASSIGN_OR_RETURN(const Tensor* g,
-                         constant_input(node, graph, kGIdx, "g_idx"));
+                         constant_weight(node, graph, kGIdx, "g_idx"));
   bool trivial = g->num_elements() == k &&
                  (g->dtype() == DType::kI32 || g->dtype() == DType::kI64);
   for (int64_t i = 0; trivial && i < k; ++i) {
@@ -82,15 +29,6 @@ Status check_g_idx(const Node& node, const Graph& graph, int64_t k,
         node.label());
   }
   return Status::ok();
-}
-
-Result<Tensor> u8_tensor(const std::vector<uint8_t>& bytes, int64_t rows,
-                         int64_t cols) {
-  SEQRT_ASSIGN_OR_RETURN(Tensor t, Tensor::allocate(DType::kU8, {rows, cols}));
-  if (!bytes.empty()) {
-    std::memcpy(t.mutable_data_as<uint8_t>(), bytes.data(), bytes.size());
-  }
-  return t;
 }
 
 }  // namespace
@@ -137,10 +75,10 @@ std::vector<uint8_t> crop_weight_rows(const uint8_t* blobs, int64_t n,
 
 Status convert_matmul_nbits(Node& node, const Graph& graph,
                             const AddConstantFn& add_constant) {
-  SEQRT_ASSIGN_OR_RETURN(int64_t k, int_attr(node, "K"));
-  SEQRT_ASSIGN_OR_RETURN(int64_t n, int_attr(node, "N"));
-  SEQRT_ASSIGN_OR_RETURN(int64_t bits, int_attr(node, "bits", 4));
-  SEQRT_ASSIGN_OR_RETURN(int64_t block_size, int_attr(node, "block_size"));
+  SEQRT_ASSIGN_OR_RETURN(int64_t k, contrib_int_attr(node, "K"));
+  SEQRT_ASSIGN_OR_RETURN(int64_t n, contrib_int_attr(node, "N"));
+  SEQRT_ASSIGN_OR_RETURN(int64_t bits, contrib_int_attr(node, "bits", 4));
+  SEQRT_ASSIGN_OR_RETURN(int64_t block_size, contrib_int_attr(node, "block_size"));
   if (bits != 4 && bits != 8) {
     return unsupported("{}: MatMulNBits with bits={} (seqrt imports 4 and 8)",
                        node.label(), bits);
@@ -154,7 +92,7 @@ Status convert_matmul_nbits(Node& node, const Graph& graph,
         "{}: MatMulNBits block_size must be a power of 2 >= 16, got {}",
         node.label(), block_size);
   }
-  if (!present(node, kA) || !present(node, kB) || !present(node, kScales)) {
+  if (!has_input(node, kA) || !has_input(node, kB) || !has_input(node, kScales)) {
     return invalid_model("{}: MatMulNBits needs inputs A, B and scales",
                          node.label());
   }
@@ -167,7 +105,7 @@ Status convert_matmul_nbits(Node& node, const Graph& graph,
   const int64_t row_bytes = quantized_row_bytes(k, bits);
 
   SEQRT_ASSIGN_OR_RETURN(const Tensor* b,
-                         constant_input(node, graph, kB, "weight B"));
+                         constant_weight(node, graph, kB, "weight B"));
   if (b->dtype() != DType::kU8 || b->rank() != 3 || b->dim(0) != n ||
       b->dim(1) != n_blocks || b->dim(2) != blob_size) {
     return invalid_model(
@@ -177,15 +115,15 @@ Status convert_matmul_nbits(Node& node, const Graph& graph,
         dims_to_string(b->dims()));
   }
   SEQRT_ASSIGN_OR_RETURN(const Tensor* scales_in,
-                         constant_input(node, graph, kScales, "scales"));
+                         constant_weight(node, graph, kScales, "scales"));
   SEQRT_ASSIGN_OR_RETURN(Tensor scales,
-                         convert_scales(node, *scales_in, n, n_blocks));
+                         scales_as_f32(node, *scales_in, n, n_blocks));
 
   std::optional<Tensor> zero_points;
-  if (present(node, kZeroPoints)) {
+  if (has_input(node, kZeroPoints)) {
     SEQRT_ASSIGN_OR_RETURN(
         const Tensor* zp,
-        constant_input(node, graph, kZeroPoints, "zero_points"));
+        constant_weight(node, graph, kZeroPoints, "zero_points"));
     if (zp->dtype() != DType::kU8) {
       return unsupported(
           "{}: MatMulNBits zero_points of type {} (seqrt imports packed u8 "
@@ -204,7 +142,7 @@ Status convert_matmul_nbits(Node& node, const Graph& graph,
         u8_tensor(unpack_zero_points(zp->data_as<uint8_t>(), n, n_blocks, bits),
                   n, n_blocks));
   }
-  if (present(node, kGIdx)) {
+  if (has_input(node, kGIdx)) {
     SEQRT_RETURN_IF_ERROR(check_g_idx(node, graph, k, block_size));
   }
 
@@ -216,7 +154,7 @@ Status convert_matmul_nbits(Node& node, const Graph& graph,
   std::vector<ValueId> inputs(kLinearInputCount, kNoValue);
   inputs[kLinearX] = node.inputs[kA];
   inputs[kLinearW] = add_constant(std::move(w), base + "_w");
-  if (present(node, kBias)) inputs[kLinearB] = node.inputs[kBias];
+  if (has_input(node, kBias)) inputs[kLinearB] = node.inputs[kBias];
   inputs[kLinearWScale] = add_constant(std::move(scales), base + "_scale");
   if (zero_points) {
     inputs[kLinearWZeroPoint] =

@@ -35,14 +35,16 @@ Status check_dims(const OpContext& ctx, const char* what, const Shape* shape,
 
 int64_t linear_bits(const OpContext& ctx) { return ctx.attr_int("bits"); }
 
-Result<QuantizedLinearDims> check_quantized_linear(
-    const OpContext& ctx, const LinearOperand (&in)[kLinearInputCount]) {
+Result<QuantizedLinearDims> check_quantized_weight(
+    const OpContext& ctx, const LinearOperand& w, const LinearOperand& scale,
+    const LinearOperand& zp) {
   QuantizedLinearDims q;
   q.bits = ctx.attr_int("bits");
   q.block_size = ctx.attr_int("block_size");
   q.k = ctx.attr_int("K");
   if (q.bits != 4 && q.bits != 8) {
-    return ctx.error("bits must be 0 (float weights), 4 or 8, got {}", q.bits);
+    return ctx.error("bits must be 4 or 8 for quantized weights, got {}",
+                     q.bits);
   }
   if (q.block_size < 16 || (q.block_size & (q.block_size - 1)) != 0) {
     return ctx.error("block_size must be a power of 2 >= 16, got {}",
@@ -51,22 +53,9 @@ Result<QuantizedLinearDims> check_quantized_linear(
   if (q.k < 1) return ctx.error("K must be >= 1, got {}", q.k);
   q.n_blocks = (q.k + q.block_size - 1) / q.block_size;
   q.row_bytes = quantized_row_bytes(q.k, q.bits);
-
-  const LinearOperand& x = in[kLinearX];
-  const LinearOperand& w = in[kLinearW];
-  const LinearOperand& b = in[kLinearB];
-  const LinearOperand& scale = in[kLinearWScale];
-  const LinearOperand& zp = in[kLinearWZeroPoint];
-  if (!is_float_activation(x.dtype)) {
-    return ctx.error("X must be f32, f16 or bf16, got {}", dtype_name(x.dtype));
-  }
   if (w.dtype != DType::kU8) {
     return ctx.error("quantized W (bits={}) must be u8, got {}", q.bits,
                      dtype_name(w.dtype));
-  }
-  if (b.present && b.dtype != x.dtype) {
-    return ctx.error("B must share X's dtype {}, got {}", dtype_name(x.dtype),
-                     dtype_name(b.dtype));
   }
   if (!scale.present) {
     return ctx.error("quantized W (bits={}) needs W_scale (N, n_blocks)",
@@ -78,17 +67,6 @@ Result<QuantizedLinearDims> check_quantized_linear(
   if (zp.present && zp.dtype != DType::kU8) {
     return ctx.error("W_zero_point must be u8 (one code per entry), got {}",
                      dtype_name(zp.dtype));
-  }
-
-  if (x.shape != nullptr) {
-    if (x.shape->rank() < 1) {
-      return ctx.error("X must have rank >= 1 (..., K), got {}",
-                       x.shape->to_string());
-    }
-    const Dim& xk = (*x.shape)[x.shape->rank() - 1];
-    if (xk.is_fixed() && xk.value() != q.k) {
-      return ctx.error("X {} must end in K = {}", x.shape->to_string(), q.k);
-    }
   }
   if (w.shape != nullptr) {
     if (w.shape->rank() != 2) {
@@ -109,6 +87,38 @@ Result<QuantizedLinearDims> check_quantized_linear(
   if (zp.present) {
     SEQRT_RETURN_IF_ERROR(check_dims(ctx, "W_zero_point", zp.shape,
                                      {q.n, q.n_blocks}, "(N, ceil(K/block))"));
+  }
+  return q;
+}
+
+Result<QuantizedLinearDims> check_quantized_linear(
+    const OpContext& ctx, const LinearOperand (&in)[kLinearInputCount]) {
+  const LinearOperand& x = in[kLinearX];
+  const LinearOperand& b = in[kLinearB];
+  const int64_t bits = ctx.attr_int("bits");
+  if (bits != 4 && bits != 8) {
+    return ctx.error("bits must be 0 (float weights), 4 or 8, got {}", bits);
+  }
+  if (!is_float_activation(x.dtype)) {
+    return ctx.error("X must be f32, f16 or bf16, got {}", dtype_name(x.dtype));
+  }
+  if (b.present && b.dtype != x.dtype) {
+    return ctx.error("B must share X's dtype {}, got {}", dtype_name(x.dtype),
+                     dtype_name(b.dtype));
+  }
+  SEQRT_ASSIGN_OR_RETURN(
+      QuantizedLinearDims q,
+      check_quantized_weight(ctx, in[kLinearW], in[kLinearWScale],
+                             in[kLinearWZeroPoint]));
+  if (x.shape != nullptr) {
+    if (x.shape->rank() < 1) {
+      return ctx.error("X must have rank >= 1 (..., K), got {}",
+                       x.shape->to_string());
+    }
+    const Dim& xk = (*x.shape)[x.shape->rank() - 1];
+    if (xk.is_fixed() && xk.value() != q.k) {
+      return ctx.error("X {} must end in K = {}", x.shape->to_string(), q.k);
+    }
   }
   if (b.present) {
     SEQRT_RETURN_IF_ERROR(check_dims(ctx, "B", b.shape, {q.n}, "(N)"));

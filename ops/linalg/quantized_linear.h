@@ -64,6 +64,14 @@ struct LinearOperand {
   const Shape* shape = nullptr;  // null: unknown rank
 };
 
+// The attributes (bits 4/8, block_size, K) and the weight operands W,
+// W_scale and W_zero_point of any op that holds a quantized weight
+// (seqrt::Linear, seqrt::QuantizedGather), with errors naming the node.
+Result<QuantizedLinearDims> check_quantized_weight(const OpContext& ctx,
+                                                   const LinearOperand& w,
+                                                   const LinearOperand& scale,
+                                                   const LinearOperand& zp);
+
 // The `bits` attribute: 0 (a float Linear), 4 or 8.
 int64_t linear_bits(const OpContext& ctx);
 
