@@ -1,6 +1,7 @@
 // The CUDA kernel table's standard math ops beyond elementwise, rows and
 // MatMul: Gemm, Conv (1-D/2-D), Cast, the comparisons, IsNaN and IsInf,
-// ReduceSum/Mean/Max/Min, CumSum and RotaryEmbedding. Shapes and input
+// ReduceSum/Mean/Max/Min, CumSum, RotaryEmbedding and the weight-only
+// quantized seqrt::Linear. Shapes and input
 // checks come from each op's own shape inference; axes, positions and other
 // steering inputs are read and checked on the host.
 #include <algorithm>
@@ -14,9 +15,11 @@
 #include "backends/cuda/kernels/convert.h"
 #include "backends/cuda/kernels/copy.h"
 #include "backends/cuda/kernels/gemm.h"
+#include "backends/cuda/kernels/quantized_linear.h"
 #include "backends/cuda/kernels/reduce.h"
 #include "backends/cuda/kernels/rotary.h"
 #include "backends/cuda/node_io.h"
+#include "ops/linalg/quantized_linear.h"
 #include "ops/reduce/reduce.h"
 #include "ops/shape/shape_util.h"
 
@@ -191,6 +194,63 @@ Status run_rotary(KernelContext& ctx, CudaContext& cuda) {
   return io.finish(launch_rotary(args, cuda.stream()), what.c_str());
 }
 
+// seqrt::Linear in its weight-only quantized form (bits 4/8) with f32 X,
+// B and Y; the float form is left to the CPU (no CUDA kernel).
+Status quantized_linear_supported(const Graph& graph, const Node& node) {
+  const int64_t bits = int_attr(node, "bits", 0);
+  if (bits != 4 && bits != 8) {
+    return unsupported(
+        "{}: the cuda backend runs seqrt::Linear only with weight-only "
+        "quantized W (bits 4 or 8), bits is {}",
+        node.label(), bits);
+  }
+  for (size_t i : {kLinearX, kLinearB, kLinearWScale}) {
+    if (i < node.inputs.size() && node.inputs[i] != kNoValue &&
+        graph.value(node.inputs[i]).dtype != DType::kF32) {
+      return unsupported("{}: the cuda backend needs f32 X, B and W_scale",
+                         node.label());
+    }
+  }
+  return Status::ok();
+}
+
+int linear_activation_code(const std::string& name) {
+  static const char* const kNames[] = {"none",      "relu",    "gelu",
+                                       "gelu_tanh", "sigmoid", "silu"};
+  for (int i = 0; i < 6; ++i) {
+    if (name == kNames[i]) return i;
+  }
+  return -1;
+}
+
+Status run_quantized_linear(KernelContext& ctx, CudaContext& cuda) {
+  SEQRT_ASSIGN_OR_RETURN(QuantizedLinearDims q, check_quantized_linear(ctx));
+  SEQRT_ASSIGN_OR_RETURN(OutputTypes out, infer_outputs(ctx));
+  QuantizedLinearArgs args;
+  args.activation = linear_activation_code(ctx.attr_string("activation"));
+  if (args.activation < 0) {
+    return ctx.error("unknown activation '{}'", ctx.attr_string("activation"));
+  }
+  args.m = ctx.input(kLinearX)->num_elements() / q.k;
+  args.n = q.n;
+  args.k = q.k;
+  args.bits = static_cast<int>(q.bits);
+  args.block_size = q.block_size;
+  args.n_blocks = q.n_blocks;
+  args.row_bytes = q.row_bytes;
+  NodeIo io(ctx, cuda);
+  SEQRT_RETURN_IF_ERROR(io.begin(out.dims));
+  args.x = io.input(kLinearX);
+  args.w = static_cast<const uint8_t*>(io.raw_input(kLinearW));
+  args.bias = io.input(kLinearB);
+  args.scale = io.input(kLinearWScale);
+  args.zero_point =
+      static_cast<const uint8_t*>(io.raw_input(kLinearWZeroPoint));
+  args.y = io.output(0);
+  const std::string what = ctx.node().label();
+  return io.finish(launch_quantized_linear(args, cuda.stream()), what.c_str());
+}
+
 // ONNX Gemm: C (any unidirectional broadcast, checked by the op's shape
 // inference) is expanded into Y by the strided copy, then cuBLASLt adds
 // alpha·op(A)·op(B) to beta·Y in place.
@@ -295,6 +355,8 @@ void add_math_kernels(std::vector<CudaKernel>& kernels) {
   kernels.push_back({kOnnxDomain, "CumSum", data_f32, run_cumsum});
   kernels.push_back(
       {kOnnxDomain, "RotaryEmbedding", rotary_supported, run_rotary});
+  kernels.push_back({kSeqrtDomain, "Linear", quantized_linear_supported,
+                     run_quantized_linear});
 }
 
 }  // namespace seqrt::cuda

@@ -1,12 +1,15 @@
 // seqrt quantize: the tiny MLP sample's hidden matmuls become 4- or 8-bit,
 // the output layer stays f32 unless asked, the file it writes runs and
-// stays close to the f32 model, and bad flags are one-line errors.
+// stays close to the f32 model (and runs on Vulkan as on the CPU), and bad
+// flags are one-line errors.
 #include <cmath>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "importers/tensor/npy.h"
+#include "runtime/backend_registry.h"
+#include "tests/device_skip.h"
 #include "tests/e2e/cli_runner.h"
 
 namespace seqrt::e2e {
@@ -20,10 +23,11 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-Tensor logits_of(const std::string& model, const std::string& out_dir) {
+Tensor logits_of(const std::string& model, const std::string& out_dir,
+                 const std::string& backend = "cpu") {
   CommandResult run =
       run_seqrt({"run", model, "--input", "tokens=" + sample("tokens.npy"),
-                 "--output-dir", out_dir});
+                 "--output-dir", out_dir, "--backend", backend});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   Result<Tensor> logits = read_npy_file(out_dir + "/logits.npy");
   EXPECT_TRUE(logits.is_ok()) << logits.status().message();
@@ -54,6 +58,28 @@ TEST(QuantizeCli, HiddenLayersQuantizedTheFileRunsAndStaysClose) {
     }
     EXPECT_GT(worst, 0) << "the weights really changed";
     EXPECT_LT(worst / largest, bits == "int8" ? 0.01 : 0.1);
+  }
+}
+
+// The quantized Linears on Vulkan's own kernels (no CPU fallback: the run
+// is on vulkan alone) give the CPU's logits up to fp32 rounding.
+TEST(QuantizeCli, TheQuantizedFileRunsOnVulkanAsOnTheCpu) {
+  SEQRT_CREATE_BACKEND_OR_SKIP(vulkan, "vulkan");
+  for (const std::string bits : {"int4", "int8"}) {
+    SCOPED_TRACE(bits);
+    const std::string out = sample("tiny_vk_" + bits + ".seqrt");
+    CommandResult made = run_seqrt(
+        {"quantize", sample("tiny_mlp.seqrt"), out, "--weights", bits});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    const Tensor cpu = logits_of(out, sample("vk_" + bits + "_cpu_out"));
+    const Tensor got =
+        logits_of(out, sample("vk_" + bits + "_vulkan_out"), "vulkan");
+    ASSERT_EQ(got.dims(), cpu.dims());
+    for (int64_t i = 0; i < cpu.num_elements(); ++i) {
+      const double want = cpu.element_f64(i);
+      ASSERT_NEAR(got.element_f64(i), want, 1e-4 + 1e-4 * std::fabs(want))
+          << "logit " << i;
+    }
   }
 }
 

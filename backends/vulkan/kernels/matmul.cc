@@ -4,12 +4,14 @@
 // strides, so transposes and broadcasts cost no copies; up to 8 rows (a
 // decode step) go to the GEMV shader (gemv_body.glsl). B may be a weight
 // the executable stores as fp16 (compiler/passes/half_weights.h,
-// SEQRT_VULKAN_FP16_WEIGHTS), read by matmul_f16w.comp.
+// SEQRT_VULKAN_FP16_WEIGHTS), read by matmul_f16w.comp. A Linear with
+// weight-only quantized W goes to quantized_linear.cc.
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "backends/vulkan/kernels/kernel_util.h"
+#include "backends/vulkan/kernels/quantized_linear.h"
 #include "ops/node_attrs.h"
 
 namespace seqrt::vulkan {
@@ -172,18 +174,12 @@ Result<Gemm> onnx_gemm_problem(const NodeArgs& args) {
 }
 
 // seqrt::Linear: X (..., K) as (M, K) times W (K, N), bias B (N) broadcast
-// over rows, then the activation.
+// over rows, then the activation. (The quantized form: quantized_linear.h.)
 Result<Gemm> linear_problem(const NodeArgs& args) {
   const std::vector<int64_t>& x = args.input_dims[0];
   const std::vector<int64_t>& w = args.input_dims[1];
-  const std::string& name = node_attr_string(*args.node, "activation");
-  const std::vector<std::string> codes = {"none",      "relu",    "gelu",
-                                          "gelu_tanh", "sigmoid", "silu"};
-  auto found = std::find(codes.begin(), codes.end(), name);
-  if (found == codes.end()) {
-    return invalid_argument("{}: unknown activation '{}'", args.node->label(),
-                            name);
-  }
+  SEQRT_ASSIGN_OR_RETURN(uint32_t activation,
+                         linear_activation_code(*args.node));
   Gemm g;
   g.k = w[0];
   g.n = w[1];
@@ -193,7 +189,7 @@ Result<Gemm> linear_problem(const NodeArgs& args) {
   g.b_k = g.n;
   g.b_n = 1;
   g.beta = 1.0f;
-  g.activation = static_cast<uint32_t>(found - codes.begin());
+  g.activation = activation;
   if (args.inputs.size() > 2 && !args.inputs[2].empty()) {
     g.bias = args.inputs[2];
     g.c_n = 1;
@@ -205,17 +201,18 @@ Status supports_f32(const Graph& graph, const Node& node, const DeviceLimits&) {
   return require_f32(graph, node);
 }
 
-// Weight-only quantized weights (bits 4/8) have no Vulkan kernel yet: the
-// partitioner sends such a Linear to the CPU.
+// The float form here; weight-only quantized weights (bits 4/8) in
+// quantized_linear.cc.
 Status supports_linear(const Graph& graph, const Node& node,
                        const DeviceLimits&) {
-  const int64_t bits = node_attr_int(node, "bits");
-  if (bits != 0) {
-    return unsupported(
-        "{}: weight-only quantized Linear (bits={}) has no Vulkan kernel",
-        node.label(), bits);
+  if (node_attr_int(node, "bits") != 0) {
+    return supports_quantized_linear(graph, node);
   }
   return require_f32(graph, node);
+}
+
+bool quantized(const NodeArgs& args) {
+  return node_attr_int(*args.node, "bits") != 0;
 }
 
 }  // namespace
@@ -238,7 +235,21 @@ void register_matmul_kernels(KernelTable& table) {
                }});
   };
   add(kOnnxDomain, "MatMul", matmul_problem, supports_f32);
-  add(kSeqrtDomain, "Linear", linear_problem, supports_linear);
+  table.add({kSeqrtDomain, "Linear", supports_linear,
+             [](const NodeArgs& args,
+                const DeviceLimits& limits) -> Result<KernelTiling> {
+               if (quantized(args)) return plan_quantized_linear(args, limits);
+               SEQRT_ASSIGN_OR_RETURN(Gemm g, linear_problem(args));
+               return plan_gemm(g, limits);
+             },
+             [](const NodeArgs& args, const KernelTiling& tiling,
+                Recorder& r) -> Status {
+               if (quantized(args)) {
+                 return record_quantized_linear(args, tiling, r);
+               }
+               SEQRT_ASSIGN_OR_RETURN(Gemm g, linear_problem(args));
+               return record_gemm(g, args, tiling, r);
+             }});
   add(kOnnxDomain, "Gemm", onnx_gemm_problem, supports_f32);
 }
 

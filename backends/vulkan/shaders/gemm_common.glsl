@@ -6,9 +6,10 @@
 #ifndef SEQRT_GEMM_COMMON_GLSL
 #define SEQRT_GEMM_COMMON_GLSL
 
+#include "activation.glsl"
+
 layout(constant_id = 0) const uint HAS_BIAS = 0;
-// seqrt::Linear's activation: 0 none, 1 relu, 2 gelu (erf), 3 gelu_tanh,
-// 4 sigmoid, 5 silu.
+// seqrt::Linear's activation (activation.glsl).
 layout(constant_id = 1) const uint ACT = 0;
 layout(std430, binding = 0) readonly buffer A { float a[]; };
 layout(std430, binding = 1) readonly buffer B { WEIGHT_T b[]; };
@@ -43,14 +44,7 @@ void batch_bases(uint z, out uint a_base, out uint b_base) {
 void store_output(uint z, uint r, uint col, float dot) {
   float v = p.alpha * dot;
   if (HAS_BIAS != 0) v += p.beta * c[r * p.c_m + col * p.c_n];
-  if (ACT == 1) v = max(v, 0.0);
-  if (ACT == 2) v = 0.5 * v * (1.0 + erf_approx(v * 0.70710678118));
-  if (ACT == 3) {
-    v = 0.5 * v * (1.0 + tanh(0.7978845608 * (v + 0.044715 * v * v * v)));
-  }
-  if (ACT == 4) v = 1.0 / (1.0 + exp(-v));
-  if (ACT == 5) v = v / (1.0 + exp(-v));
-  y[z * p.m * p.n + r * p.n + col] = v;
+  y[z * p.m * p.n + r * p.n + col] = linear_activation(v, ACT);
 }
 
 #endif

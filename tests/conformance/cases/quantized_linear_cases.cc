@@ -3,7 +3,8 @@
 // multiple of the block or of the vector width (odd K: a pad nibble), one
 // row (the CPU's GEMV), 6 rows (two GEMV groups), 37 rows (the CPU's tiled
 // sgemm path, K over more than one tile), N crossing the CPU's column
-// tiles, bias and activations, f16 X, and the malformed nodes.
+// tiles, bias and activations, f16 X, and the malformed nodes; then the
+// Vulkan GEMV/GEMM switch, its tiles and a grid past 65535 workgroups.
 #include <string>
 
 #include "ops/linalg/quantized_linear.h"
@@ -75,6 +76,18 @@ void add_value_cases(std::vector<OpCase>& cases) {
       quantized("q4_runtime_weights", {{4, 40}, 12, 4, 16, true, true}, seed);
   runtime.constant_inputs = {false, false, false, false, false};
   cases.push_back(runtime);
+
+  // Vulkan's switches (kernels/quantized_linear.cc): 8 rows the most the
+  // GEMV takes, 9 and 65 rows the GEMM with one and two row tiles and N
+  // crossing its 64-column tiles, K short of a block and of a word of codes.
+  seed += 10;
+  add("q4_m8_gemv_most_rows_relu", {{8, 72}, 33, 4, 16, true, true, "relu"});
+  add("q4_m9_gemm_odd_k_no_zp_silu", {{9, 75}, 65, 4, 32, false, true, "silu"});
+  add("q8_m65_gemm_row_tiles_gelu", {{65, 83}, 130, 8, 16, true, true, "gelu"});
+  add("q8_rank3_m10_no_bias", {{2, 5, 29}, 70, 8, 16, false, false});
+  // 8 columns per GEMV workgroup: 65537 workgroups, past a 65535 grid
+  // dimension, so the dispatch spreads over y.
+  add("q4_m2_many_columns", {{2, 16}, 8 * 65536 + 3, 4, 16, true, true});
 }
 
 void add_error_cases(std::vector<OpCase>& cases) {
