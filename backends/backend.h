@@ -159,6 +159,18 @@ class Backend {
   virtual Status kernel_supports(const Graph& graph,
                                  const Node& node) const = 0;
 
+  // The inputs of `node` (by index) the backend reads on the host before
+  // it runs the node: parameters it records its command buffers for
+  // (Vulkan: a Reshape's shape, a Slice's starts...). It takes such an
+  // input when it is a graph input, not when the graph computes it from
+  // data on the device, so a backend list (compiler/partition) runs the
+  // nodes that compute it on a host backend and feeds it as a segment
+  // input. None by default (host backends, CUDA).
+  virtual std::vector<size_t> host_inputs(const Graph& /*graph*/,
+                                          const Node& /*node*/) const {
+    return {};
+  }
+
   // Ok when the backend can run `node`: as it stands or as lowering writes
   // it out, and, where the backend runs subgraphs as they are, every node
   // inside them too.

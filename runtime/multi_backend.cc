@@ -48,7 +48,8 @@ class MultiBackend : public Backend {
       targets.push_back(PartitionTarget{
           b->device_info().backend,
           [b](const Graph& g, const Node& n) { return b->supports(g, n); },
-          b->device_info().is_host_memory});
+          b->device_info().is_host_memory,
+          [b](const Graph& g, const Node& n) { return b->host_inputs(g, n); }});
     }
     SEQRT_ASSIGN_OR_RETURN(Partition partition,
                            partition_graph(graph, targets));

@@ -40,9 +40,9 @@ TEST(BackendList, AnUnknownNameIsNamed) {
       << backend.status().message();
 }
 
-// x -> Relu -> CumSum(axis fed at run time) -> + past -> present,
-// y = MatMul(present, m). The Vulkan backend records every parameter in
-// advance, so the CumSum runs on the CPU; the Relu before it, alone on
+// x -> Relu -> CumSum (in f64) -> + past -> present, y = MatMul(present,
+// m). The Vulkan kernels take no f64, so the CumSum (and its Casts) run on
+// the CPU; the Relu before it, alone on
 // Vulkan, would cost a round trip for one pass over x, so it joins the
 // CPU's segment; the matmul after it stays on Vulkan.
 Graph island_graph() {
@@ -52,7 +52,10 @@ Graph island_graph() {
   ValueId past = b.input("past", DType::kF32, Shape{2, 8});
   ValueId m = b.constant(
       "m", Tensor::from_vector<float>({8, 3}, std::vector<float>(24, 0.25f)));
-  ValueId summed = b.add("CumSum", {b.add("Relu", {x}), axis});
+  ValueId wide =
+      b.add("Cast", {b.add("Relu", {x})}, {{"to", static_cast<int64_t>(11)}});
+  ValueId summed = b.add("Cast", {b.add("CumSum", {wide, axis})},
+                         {{"to", static_cast<int64_t>(1)}});
   ValueId present = b.add("Add", {summed, past});
   b.output(b.add("MatMul", {present, m}), "y");
   b.output(present, "present");
@@ -131,6 +134,63 @@ TEST_F(VulkanThenCpu, ABackendAloneKeepsItsRefusal) {
   ASSERT_FALSE(alone.is_ok());
   EXPECT_NE(alone.status().message().find("[CumSum]"), std::string::npos)
       << alone.status().message();
+}
+
+// y = MatMul(Reshape(x, s + zero), m): the shape is computed from data, so
+// the Add runs on the CPU and the Reshape with the matmul on Vulkan, which
+// records per value of the shape (a host parameter crossing as an input).
+Graph host_parameter_graph() {
+  GraphBuilder b("host_parameter");
+  ValueId x = b.input("x", DType::kF32, Shape{2, 6});
+  ValueId s = b.input("s", DType::kI64, Shape{2});
+  ValueId zero = b.constant("zero", Tensor::from_vector<int64_t>({2}, {0, 0}));
+  ValueId shape =
+      b.add("Add", {s, zero}, {}, NodeOptions{"", kOnnxDomain, {"shape"}});
+  ValueId m = b.constant(
+      "m", Tensor::from_vector<float>({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8}));
+  b.output(b.add("MatMul", {b.add("Reshape", {x, shape}), m}), "y");
+  Result<Graph> graph = std::move(b).build();
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  return std::move(graph).value();
+}
+
+TEST_F(VulkanThenCpu, AShapeComputedOnTheCpuFeedsAReshapeOnVulkan) {
+  SessionOptions options;
+  options.backend = "vulkan,cpu";
+  Result<std::unique_ptr<Session>> mixed =
+      Session::create(host_parameter_graph(), options);
+  ASSERT_TRUE(mixed.is_ok()) << mixed.status().to_string();
+  options.backend = "cpu";
+  Result<std::unique_ptr<Session>> cpu =
+      Session::create(host_parameter_graph(), options);
+  ASSERT_TRUE(cpu.is_ok()) << cpu.status().to_string();
+  const std::string report = (*mixed)->placement_report({});
+  EXPECT_NE(report.find("2 segment(s) on [vulkan, cpu]"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("host parameter(s), recorded per value: shape"),
+            std::string::npos)
+      << report;
+  std::vector<float> x(12);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f * float(i) - 2.0f;
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{3, 4}, std::vector<int64_t>{-1, 4},
+        std::vector<int64_t>{3, 4}}) {
+    std::map<std::string, Tensor> in = {
+        {"x", Tensor::from_vector<float>({2, 6}, x)},
+        {"s", Tensor::from_vector<int64_t>({2}, shape)}};
+    Result<std::map<std::string, Tensor>> got = (*mixed)->run(in);
+    Result<std::map<std::string, Tensor>> want = (*cpu)->run(in);
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    ASSERT_TRUE(want.is_ok()) << want.status().to_string();
+    expect_equal(got->at("y"), want->at("y"));
+  }
+  // A shape the Reshape rejects fails the run naming it and the value.
+  Result<std::map<std::string, Tensor>> bad =
+      (*mixed)->run({{"x", Tensor::from_vector<float>({2, 6}, x)},
+                     {"s", Tensor::from_vector<int64_t>({2}, {-1, -1})}});
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("[-1, -1]"), std::string::npos)
+      << bad.status().message();
 }
 
 // If(x's sum > 0) then MatMul(x, w) else MatMul(Neg(x), w), the weight w

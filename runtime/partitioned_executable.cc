@@ -308,6 +308,11 @@ std::string PartitionedExecutable::placement_report(
                           parts_[s].held.size());
     }
     text += "\n";
+    if (!segment.host_parameters.empty()) {
+      // Crossing with the rest; read on the host before the device records.
+      text += fmt::format("    host parameter(s), recorded per value: {}\n",
+                          fmt::join(segment.host_parameters, ", "));
+    }
     // Why each node left the first backend (its refusal there), which
     // names the node itself.
     for (int n : segment.nodes) {

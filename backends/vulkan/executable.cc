@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "backends/vulkan/executable_recording.h"
+#include "backends/vulkan/kernels/kernel_util.h"
 #include "backends/vulkan/record_node.h"
 #include "backends/vulkan/scan.h"
 #include "compiler/passes/half_weights.h"
@@ -198,6 +199,17 @@ bool updates_in_place(const Graph& graph, const MemoryPlan& plan,
              node.inputs.end();
 }
 
+// "[2, -1]": a host parameter's elements, for errors.
+std::string tensor_values_string(const Tensor& tensor) {
+  std::vector<std::string> parts;
+  for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+    parts.push_back(is_integer(tensor.dtype())
+                        ? std::to_string(tensor.element_i64(i))
+                        : fmt::format("{}", tensor.element_f64(i)));
+  }
+  return fmt::format("[{}]", fmt::join(parts, ", "));
+}
+
 }  // namespace
 
 TransferCounts process_transfers() {
@@ -228,6 +240,21 @@ Result<std::unique_ptr<VulkanExecutable>> VulkanExecutable::create(
       new VulkanExecutable(std::move(context), std::move(graph), options));
   SEQRT_RETURN_IF_ERROR(executable->upload_constants());
   const Graph& lowered = executable->graph_;
+  // The graph inputs some kernel reads as a parameter (kernel_util.h).
+  std::set<ValueId> parameters;
+  for (const Node& node : lowered.nodes) {
+    for (size_t index : parameter_inputs(node)) {
+      if (index < node.inputs.size() &&
+          is_host_parameter(lowered, node.inputs[index])) {
+        parameters.insert(node.inputs[index]);
+      }
+    }
+  }
+  for (size_t i = 0; i < lowered.inputs.size(); ++i) {
+    if (parameters.count(lowered.inputs[i])) {
+      executable->host_parameters_.push_back(i);
+    }
+  }
   for (size_t i = 0; i < lowered.nodes.size(); ++i) {
     const Node& node = lowered.nodes[i];
     if (node.domain != kOnnxDomain || node.op != "Scan") continue;
@@ -265,9 +292,22 @@ Status VulkanExecutable::upload_constants() {
 }
 
 Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::build(
-    const std::map<std::string, int64_t>& bindings) const {
+    const std::map<std::string, int64_t>& bindings,
+    std::map<ValueId, Tensor> host_values) const {
   auto prepared = std::make_shared<Prepared>();
-  SEQRT_ASSIGN_OR_RETURN(prepared->plan, plan_memory(graph_, bindings));
+  Result<MemoryPlan> plan_made = plan_memory(graph_, bindings, host_values);
+  if (!plan_made.is_ok()) {
+    if (host_values.empty()) return plan_made.status();
+    std::vector<std::string> values;
+    for (const auto& [id, tensor] : host_values) {
+      values.push_back(fmt::format("'{}' = {}", graph_.value(id).name,
+                                   tensor_values_string(tensor)));
+    }
+    return plan_made.status().with_context(
+        fmt::format("with host parameters {}", fmt::join(values, ", ")));
+  }
+  prepared->plan = std::move(plan_made).value();
+  prepared->host_values = std::move(host_values);
   const MemoryPlan& plan = prepared->plan;
   Allocator& allocator = *context_.allocator;
   const VkDeviceSize align = std::max<VkDeviceSize>(
@@ -284,11 +324,16 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::build(
     }
   }
   BufferSlice arena;
-  if (plan.peak_arena_bytes > 0) {
+  // Values of no elements still bind a buffer (an empty set reduced).
+  const bool any_arena = std::any_of(
+      plan.values.begin(), plan.values.end(),
+      [](const ValuePlan& value) { return value.kind == MemoryKind::kArena; });
+  if (plan.peak_arena_bytes > 0 || any_arena) {
     SEQRT_ASSIGN_OR_RETURN(
         std::unique_ptr<Allocation> allocation,
-        allocator.allocate(plan.peak_arena_bytes, MemoryPlace::kDevice,
-                           "allocating the arena"));
+        allocator.allocate(
+            std::max<int64_t>(plan.peak_arena_bytes, kArenaAlignment),
+            MemoryPlace::kDevice, "allocating the arena"));
     arena = allocation->slice();
     prepared->memory.push_back(std::move(allocation));
   }
@@ -391,7 +436,7 @@ Result<std::unique_ptr<VulkanExecutable::Recorded>> VulkanExecutable::record(
     bool planned = false;
     SEQRT_RETURN_IF_ERROR(record_node(graph_, index, plan, places,
                                       half_weights_, limits, *recorder, tiling,
-                                      planned));
+                                      planned, &prepared.host_values));
     if (planned) recorded->tilings.push_back({index, std::move(tiling)});
     take_error_words(*recorder, index, *recorded);
   }
@@ -501,17 +546,49 @@ Status VulkanExecutable::check_error_words(const Recorded& recorded) const {
   return Status::ok();
 }
 
+Result<std::vector<uint8_t>> VulkanExecutable::host_key(
+    const std::vector<const Tensor*>& fed) const {
+  std::vector<uint8_t> key;
+  for (size_t i : host_parameters_) {
+    const Tensor* tensor = i < fed.size() ? fed[i] : nullptr;
+    if (tensor == nullptr) continue;
+    if (tensor->num_elements() > kMaxHostParameterElements) {
+      return invalid_argument(
+          "input '{}' has {} elements; the Vulkan backend reads it on the "
+          "host as a parameter, which takes at most {}",
+          graph_.value(graph_.inputs[i]).name, tensor->num_elements(),
+          kMaxHostParameterElements);
+    }
+    const auto* bytes = static_cast<const uint8_t*>(tensor->data());
+    key.insert(key.end(), bytes, bytes + tensor->byte_size());
+  }
+  return key;
+}
+
 Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::prepare(
-    const std::vector<std::vector<int64_t>>& dims) const {
-  auto found = prepared_.find(dims);
-  if (found != prepared_.end()) return found->second;
+    const std::vector<std::vector<int64_t>>& dims,
+    const std::vector<const Tensor*>& fed) const {
+  SEQRT_ASSIGN_OR_RETURN(std::vector<uint8_t> values, host_key(fed));
+  Key key{dims, std::move(values)};
+  auto found = prepared_.find(key);
+  if (found != prepared_.end()) {
+    found->second->used = ++clock_;
+    return found->second;
+  }
+  std::map<ValueId, Tensor> host_values;
+  for (size_t i : host_parameters_) {
+    if (i < fed.size() && fed[i] != nullptr) {
+      host_values.emplace(graph_.inputs[i], *fed[i]);
+    }
+  }
   std::map<std::string, int64_t> bindings = dim_bindings_;
   // Dims bound at compile stay bound (control flow may have been written
   // out for them): an input that disagrees fails the check below.
   for (const auto& [name, size] : bindings_from_dims(graph_, dims)) {
     bindings.emplace(name, size);
   }
-  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, build(bindings));
+  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared,
+                         build(bindings, std::move(host_values)));
   for (size_t i = 0; i < graph_.inputs.size(); ++i) {
     const ValuePlan& value = prepared->plan.values[graph_.inputs[i]];
     if (value.dims != dims[i]) {
@@ -521,7 +598,16 @@ Result<std::shared_ptr<VulkanExecutable::Prepared>> VulkanExecutable::prepare(
           fmt::join(value.dims, ","));
     }
   }
-  prepared_[dims] = prepared;
+  // Bounded: a parameter that changes every run re-records each time but
+  // keeps only the most recent recordings (a State's variants hold theirs).
+  if (prepared_.size() >= kMaxRecordings) {
+    prepared_.erase(std::min_element(prepared_.begin(), prepared_.end(),
+                                     [](const auto& a, const auto& b) {
+                                       return a.second->used < b.second->used;
+                                     }));
+  }
+  prepared->used = ++clock_;
+  prepared_[key] = prepared;
   return prepared;
 }
 
@@ -576,9 +662,11 @@ Result<std::vector<Tensor>> VulkanExecutable::run(
   }
   std::lock_guard<std::mutex> lock(mutex_);
   int64_t messages_before = context_.device->validation_messages();
-  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, prepare(dims));
+  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared,
+                         prepare(dims, fed));
   if (prepared->recorded == nullptr) {
     SEQRT_ASSIGN_OR_RETURN(prepared->recorded, record(*prepared, {}));
+    ++recordings_made_;
   }
   SEQRT_ASSIGN_OR_RETURN(
       std::vector<Tensor> outputs,
@@ -713,7 +801,8 @@ Result<std::vector<Tensor>> VulkanExecutable::run_with_state(
   }
   std::lock_guard<std::mutex> lock(mutex_);
   int64_t messages_before = context_.device->validation_messages();
-  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, prepare(dims));
+  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared,
+                         prepare(dims, fed));
   const MemoryPlan& plan = prepared->plan;
   // Each pair reads the buffer holding its state and writes the other one,
   // or the same one where it updates in place.

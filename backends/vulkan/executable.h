@@ -10,6 +10,13 @@
 // (an elementwise op such as a Where that writes a fixed-capacity KV
 // cache), so a step uploads and downloads only its other inputs and
 // outputs. Each state keeps the few programs recorded for its buffers.
+//
+// Host parameters (kernels/kernel_util.h): a parameter input of a kernel
+// (Reshape's shape, Slice's starts, Tile's repeats...) that is a small
+// graph input is read on the host at each run; the recording is made for
+// its value, so the cache key is (input dims, host parameter values). The
+// cache keeps the kMaxRecordings most recently used recordings, so a
+// parameter that changes every run re-records but holds bounded memory.
 #pragma once
 
 #include <atomic>
@@ -55,6 +62,10 @@ TransferCounts process_transfers();
 
 class VulkanExecutable : public Executable {
  public:
+  // Recordings (with their memory plans) run() keeps, least recently used
+  // dropped first.
+  static constexpr size_t kMaxRecordings = 16;
+
   static Result<std::unique_ptr<VulkanExecutable>> create(
       DeviceContext context, Graph graph, const CompileOptions& options);
   ~VulkanExecutable() override;
@@ -85,8 +96,12 @@ class VulkanExecutable : public Executable {
       const std::map<std::string, int64_t>& bindings) const;
   Result<std::vector<KernelPlanEntry>> kernel_plan(
       const std::map<std::string, int64_t>& bindings) const override;
-  // Programs recorded for run() (a state's own programs are not counted).
+  // Programs recorded for run() and kept now (a state's own programs are
+  // not counted); at most kMaxRecordings.
   int programs_recorded() const;
+  // Programs run() has recorded so far, those dropped since included: a
+  // run whose dims and host parameter values are cached adds none.
+  int recordings_made() const { return recordings_made_.load(); }
 
   // What a recording for these dims holds: nodes of the graph and of the
   // bodies of the Scans that run as loops (scan.h), dispatches recorded
@@ -108,11 +123,18 @@ class VulkanExecutable : public Executable {
   VulkanExecutable(DeviceContext context, Graph graph,
                    const CompileOptions& options);
   Status upload_constants();
-  // The plan and memory for these dims of the graph's inputs.
+  // The plan and memory for these dims of the graph's inputs and the
+  // values of its host parameters, taken from `fed` (by graph input).
   Result<std::shared_ptr<Prepared>> prepare(
-      const std::vector<std::vector<int64_t>>& dims) const;
+      const std::vector<std::vector<int64_t>>& dims,
+      const std::vector<const Tensor*>& fed) const;
   Result<std::shared_ptr<Prepared>> build(
-      const std::map<std::string, int64_t>& bindings) const;
+      const std::map<std::string, int64_t>& bindings,
+      std::map<ValueId, Tensor> host_values = {}) const;
+  // The cache key's second half: the bytes of the host parameters in
+  // `fed`, which must each hold at most kMaxHostParameterElements.
+  Result<std::vector<uint8_t>> host_key(
+      const std::vector<const Tensor*>& fed) const;
   // Records the schedule over `prepared`'s memory; `state_places` (state
   // pairs' inputs and outputs) replace their places and are not staged.
   Result<std::unique_ptr<Recorded>> record(
@@ -161,9 +183,14 @@ class VulkanExecutable : public Executable {
   std::set<ValueId> half_weights_;
   // The Scans that run as loops, by node index (scan.h).
   std::map<int, std::unique_ptr<ScanBody>> scan_bodies_;
+  // Indices into graph_.inputs of the host parameters.
+  std::vector<size_t> host_parameters_;
   mutable std::mutex mutex_;  // one run at a time; guards prepared_
-  mutable std::map<std::vector<std::vector<int64_t>>, std::shared_ptr<Prepared>>
-      prepared_;
+  using Key =
+      std::pair<std::vector<std::vector<int64_t>>, std::vector<uint8_t>>;
+  mutable std::map<Key, std::shared_ptr<Prepared>> prepared_;
+  mutable uint64_t clock_ = 0;  // for Prepared::used
+  mutable std::atomic<int> recordings_made_{0};
   mutable std::atomic<uint64_t> to_device_{0}, to_host_{0};
 };
 

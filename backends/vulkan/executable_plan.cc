@@ -2,6 +2,8 @@
 // kernel-level plan (seqrt inspect --plan) and the recording's size.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/executable_recording.h"
 
@@ -13,8 +15,20 @@ VulkanExecutable::record_for_inspection(
   std::lock_guard<std::mutex> lock(mutex_);
   std::map<std::string, int64_t> all = dim_bindings_;
   for (const auto& [name, size] : bindings) all[name] = size;
-  SEQRT_ASSIGN_OR_RETURN(std::shared_ptr<Prepared> prepared, build(all));
-  return record(*prepared, {});
+  Result<std::shared_ptr<Prepared>> prepared = build(all);
+  if (!prepared.is_ok() && !host_parameters_.empty()) {
+    // Sizes that the values of host parameters give are not known here.
+    std::vector<std::string> names;
+    for (size_t i : host_parameters_) {
+      names.push_back(graph_.value(graph_.inputs[i]).name);
+    }
+    return unsupported(
+        "graph '{}': its plan depends on the values of host parameters {}, "
+        "known only at run time ({})",
+        graph_.name, fmt::join(names, ", "), prepared.status().message());
+  }
+  SEQRT_RETURN_IF_ERROR(prepared.status());
+  return record(**prepared, {});
 }
 
 Result<std::vector<VulkanExecutable::NodeTiling>> VulkanExecutable::tilings(

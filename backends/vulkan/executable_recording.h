@@ -3,6 +3,7 @@
 // shows them). Internal to backends/vulkan.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct VulkanExecutable::Prepared {
   std::vector<BufferSlice> places;                  // by ValueId
   std::unique_ptr<Allocation> staging;
   std::vector<VkDeviceSize> input_at, output_at;  // offsets in staging
+  // The host parameters' values this plan and its recordings are for.
+  std::map<ValueId, Tensor> host_values;
+  uint64_t used = 0;  // when run() last took it (least recently used goes)
   // The program run() replays (every input and output staged), recorded
   // at the first run(): a Stream's state records its own instead.
   std::unique_ptr<Recorded> recorded;

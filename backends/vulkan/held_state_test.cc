@@ -31,16 +31,24 @@ ValueId mixer(GraphBuilder& b) {
   return b.constant("m", Tensor::from_vector<float>({8, 8}, m));
 }
 
-// x -> MatMul -> CumSum(axis fed at run time, so on the CPU) -> MatMul ->
-// + past -> present, y = Neg(present): the state is read and written only
-// by the last Vulkan segment.
+// CumSum of `x` along `axis` computed in f64, which the Vulkan kernels do
+// not take: a CPU island.
+ValueId cumsum_in_f64(GraphBuilder& b, ValueId x, ValueId axis) {
+  ValueId wide = b.add("Cast", {x}, {{"to", static_cast<int64_t>(11)}});
+  ValueId summed = b.add("CumSum", {wide, axis});
+  return b.add("Cast", {summed}, {{"to", static_cast<int64_t>(1)}});
+}
+
+// x -> MatMul -> CumSum (in f64, so on the CPU) -> MatMul -> + past ->
+// present, y = Neg(present): the state is read and written only by the
+// last Vulkan segment.
 Graph island_state_graph() {
   GraphBuilder b("island_state");
   ValueId x = b.input("x", DType::kF32, Shape{2, 8});
   ValueId axis = b.input("axis", DType::kI64, Shape{});
   ValueId past = b.input("past", DType::kF32, Shape{2, 8});
   ValueId m = mixer(b);
-  ValueId summed = b.add("CumSum", {b.add("MatMul", {x, m}), axis});
+  ValueId summed = cumsum_in_f64(b, b.add("MatMul", {x, m}), axis);
   ValueId present = b.add("Add", {b.add("MatMul", {summed, m}), past});
   b.output(b.add("Neg", {present}), "y");
   b.output(present, "present");
@@ -55,7 +63,7 @@ Graph state_read_on_cpu_graph() {
   ValueId x = b.input("x", DType::kF32, Shape{2, 8});
   ValueId axis = b.input("axis", DType::kI64, Shape{});
   ValueId past = b.input("past", DType::kF32, Shape{2, 8});
-  ValueId summed = b.add("CumSum", {past, axis});
+  ValueId summed = cumsum_in_f64(b, past, axis);
   ValueId present = b.add("Add", {b.add("MatMul", {x, mixer(b)}), summed});
   b.output(b.add("Neg", {present}), "y");
   b.output(present, "present");

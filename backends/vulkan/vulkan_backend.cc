@@ -106,14 +106,21 @@ class VulkanBackend : public Backend {
         }
         const std::optional<Shape>& shape = graph.value(id).shape;
         if (shape && shape->rank() > static_cast<size_t>(vulkan::kMaxRank)) {
-          return unsupported("{}: '{}' has rank {}; the Vulkan kernels take "
-                             "at most {}",
-                             node.label(), graph.value(id).name, shape->rank(),
-                             vulkan::kMaxRank);
+          return unsupported(
+              "{}: '{}' has rank {}; the Vulkan kernels take "
+              "at most {}",
+              node.label(), graph.value(id).name, shape->rank(),
+              vulkan::kMaxRank);
         }
       }
     }
     return kernel_supported(graph, node, context_.device->limits());
+  }
+
+  // Host parameters (kernels/kernel_util.h): recorded per value.
+  std::vector<size_t> host_inputs(const Graph&,
+                                  const Node& node) const override {
+    return vulkan::parameter_inputs(node);
   }
 
   const DeviceContext& context() const { return context_; }

@@ -329,10 +329,70 @@ class SegmentBuilder {
   bool is_graph_input(ValueId id) const { return graph_inputs_.count(id); }
 };
 
+// `node` alone in a graph whose inputs are its non-constant inputs (the
+// constants it reads stay constants): how a device target sees it when its
+// host parameters arrive as segment inputs.
+Graph node_alone(const Graph& graph, const Node& node) {
+  Graph alone;
+  alone.name = graph.name;
+  Node copy = node;
+  std::map<ValueId, ValueId> mapped;
+  for (ValueId& id : copy.inputs) {
+    if (id == kNoValue) continue;
+    auto it = mapped.find(id);
+    if (it != mapped.end()) {
+      id = it->second;
+      continue;
+    }
+    ValueId local = alone.add_value(graph.value(id));
+    if (const Tensor* tensor = graph.constant(id)) {
+      alone.constants[local] = *tensor;
+    } else {
+      alone.inputs.push_back(local);
+    }
+    mapped[id] = local;
+    id = local;
+  }
+  for (ValueId& id : copy.outputs) {
+    if (id == kNoValue) continue;
+    id = alone.add_value(graph.value(id));
+    alone.outputs.push_back(id);
+  }
+  alone.nodes.push_back(std::move(copy));
+  return alone;
+}
+
+// Whether device target `target` takes `node` once the inputs it reads on
+// the host (PartitionTarget::host_inputs) that the graph computes from data
+// arrive as segment inputs; `parameters` gets those values.
+bool takes_with_host_parameters(const Graph& graph, const Node& node,
+                                const PartitionTarget& target,
+                                const std::vector<int>& producers,
+                                std::vector<ValueId>& parameters) {
+  if (target.host_memory || !target.host_inputs || node.has_subgraphs()) {
+    return false;
+  }
+  parameters.clear();
+  for (size_t index : target.host_inputs(graph, node)) {
+    if (index >= node.inputs.size() || node.inputs[index] == kNoValue) {
+      continue;
+    }
+    const ValueId id = node.inputs[index];
+    if (producers[id] >= 0) parameters.push_back(id);
+  }
+  if (parameters.empty()) return false;
+  const Graph alone = node_alone(graph, node);
+  return target.supports(alone, alone.nodes[0]).is_ok();
+}
+
 // Each node on the first target that takes it and has not refused it.
+// `host_parameters` gets, per node a device target takes only with host
+// parameters, those values.
 Status assign(const Graph& graph, const std::vector<PartitionTarget>& targets,
               const std::vector<std::set<int>>& refused_in_segment,
-              Partition& partition) {
+              Partition& partition,
+              std::map<int, std::vector<ValueId>>& host_parameters) {
+  const std::vector<int> producers = graph.producers();
   for (const PartitionTarget& t : targets) partition.targets.push_back(t.name);
   std::vector<std::string> refused;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -341,9 +401,17 @@ Status assign(const Graph& graph, const std::vector<PartitionTarget>& targets,
     std::string why;
     std::vector<std::string> reasons;
     for (size_t t = 0; t < targets.size() && chosen < 0; ++t) {
-      Status ok = refused_in_segment[t].count(static_cast<int>(n))
-                      ? unsupported("refused in its segment")
-                      : targets[t].supports(graph, node);
+      const bool refused_there =
+          refused_in_segment[t].count(static_cast<int>(n));
+      Status ok = refused_there ? unsupported("refused in its segment")
+                                : targets[t].supports(graph, node);
+      std::vector<ValueId> parameters;
+      if (!ok.is_ok() && !refused_there &&
+          takes_with_host_parameters(graph, node, targets[t], producers,
+                                     parameters)) {
+        host_parameters[static_cast<int>(n)] = std::move(parameters);
+        ok = Status::ok();
+      }
       if (ok.is_ok()) {
         chosen = static_cast<int>(t);
       } else {
@@ -403,6 +471,86 @@ void hold_states(const Graph& graph,
   }
 }
 
+// The first host target that takes node `n` and has not refused it, or -1.
+int host_target_for(const Graph& graph, int n,
+                    const std::vector<PartitionTarget>& targets,
+                    const std::vector<std::set<int>>& refused) {
+  for (size_t t = 0; t < targets.size(); ++t) {
+    if (targets[t].host_memory && !refused[t].count(n) &&
+        targets[t].supports(graph, graph.nodes[n]).is_ok()) {
+      return static_cast<int>(t);
+    }
+  }
+  return -1;
+}
+
+// A host parameter must be made on the host: its producer leaves every
+// device target, or, when no host target runs it, the node reading it
+// leaves its device (the device would need a read-back in the middle of
+// its recording). Returns whether anything moved.
+bool place_host_parameter_producers(
+    const Graph& graph, const std::vector<PartitionTarget>& targets,
+    const Partition& partition,
+    const std::map<int, std::vector<ValueId>>& host_parameters,
+    std::vector<std::set<int>>& refused, std::map<int, std::string>& reasons) {
+  const std::vector<int> producers = graph.producers();
+  bool changed = false;
+  for (const auto& [n, parameters] : host_parameters) {
+    const int t = partition.node_target[n];
+    if (targets[t].host_memory) continue;
+    for (ValueId id : parameters) {
+      const int p = producers[id];
+      if (targets[partition.node_target[p]].host_memory) {
+        // Not copied into a device segment either (SegmentBuilder).
+        for (size_t d = 0; d < targets.size(); ++d) {
+          if (!targets[d].host_memory) refused[d].insert(p);
+        }
+        continue;
+      }
+      const Node& reader = graph.nodes[n];
+      if (host_target_for(graph, p, targets, refused) >= 0) {
+        for (size_t d = 0; d < targets.size(); ++d) {
+          if (!targets[d].host_memory) refused[d].insert(p);
+        }
+        reasons[p] = fmt::format(
+            "{}: its output '{}' is a parameter that {} on {} reads on the "
+            "host",
+            graph.nodes[p].label(), graph.value(id).name, reader.label(),
+            targets[t].name);
+      } else {
+        refused[t].insert(n);
+        reasons[n] = fmt::format(
+            "{}: parameter '{}' is made on the device by {}, which no host "
+            "backend runs; {} reads parameters on the host before recording, "
+            "and a read-back in the middle of its recording is not done",
+            reader.label(), graph.value(id).name, graph.nodes[p].label(),
+            targets[t].name);
+      }
+      changed = true;
+      break;
+    }
+  }
+  return changed;
+}
+
+// The inputs of each device segment that its target reads on the host.
+void name_host_parameters(const std::vector<PartitionTarget>& targets,
+                          Segment& segment) {
+  const PartitionTarget& target = targets[segment.target];
+  if (target.host_memory || !target.host_inputs) return;
+  const Graph& g = segment.graph;
+  const std::set<ValueId> inputs(g.inputs.begin(), g.inputs.end());
+  std::set<std::string> named;
+  for (const Node& node : g.nodes) {
+    for (size_t index : target.host_inputs(g, node)) {
+      if (index < node.inputs.size() && inputs.count(node.inputs[index]) &&
+          named.insert(g.value(node.inputs[index]).name).second) {
+        segment.host_parameters.push_back(g.value(node.inputs[index]).name);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Result<Partition> partition_graph(const Graph& graph,
@@ -417,9 +565,16 @@ Result<Partition> partition_graph(const Graph& graph,
   std::map<int, std::string> reasons;
   for (int round = 0;; ++round) {
     Partition partition;
-    SEQRT_RETURN_IF_ERROR(assign(graph, targets, refused, partition));
+    std::map<int, std::vector<ValueId>> host_parameters;
+    SEQRT_RETURN_IF_ERROR(
+        assign(graph, targets, refused, partition, host_parameters));
     for (const auto& [n, why] : reasons) {
       if (partition.node_target[n] != 0) partition.why[n] = why;
+    }
+    if (round + 1 < kMaxRounds &&
+        place_host_parameter_producers(graph, targets, partition,
+                                       host_parameters, refused, reasons)) {
+      continue;
     }
     const std::vector<bool> control =
         control_nodes(graph, targets, partition.node_target);
@@ -456,6 +611,7 @@ Result<Partition> partition_graph(const Graph& graph,
         partition.why[copied[k]] = reasons[copied[k]] = ok.message();
         changed = true;
       }
+      name_host_parameters(targets, segment);
       partition.segments.push_back(std::move(segment));
     }
     if (!changed) {

@@ -7,6 +7,7 @@
 // Backend-agnostic: a target is a name and a support check.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,10 +17,20 @@
 
 namespace seqrt {
 
+// The inputs of a node (by index) a target reads on the host before it
+// runs it (Backend::host_inputs): parameters it records its work for.
+using NodeHostInputs =
+    std::function<std::vector<size_t>(const Graph&, const Node&)>;
+
 struct PartitionTarget {
   std::string name;  // "vulkan"
   NodeSupport supports;
   bool host_memory = true;  // false: values crossing its edge are copied
+  // Null: none. A node the target refuses where the graph computes such an
+  // input from data is asked again with the input fed as a graph input;
+  // taken then, the node stays and the nodes making the input run on a
+  // host target (host parameters).
+  NodeHostInputs host_inputs;
 };
 
 struct Segment {
@@ -40,6 +51,10 @@ struct Segment {
   // host and runs the branch taken as a graph of its own, partitioned
   // again, so the branch's kernels run on the device.
   bool control = false;
+  // Inputs of the segment's graph (names) that its device target reads on
+  // the host before running (PartitionTarget::host_inputs): parameters a
+  // host segment computed from data.
+  std::vector<std::string> host_parameters;
 };
 
 struct Partition {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "compiler/infer/infer_graph.h"
 #include "compiler/partition/light_islands.h"
 #include "graph/builder.h"
@@ -246,6 +248,145 @@ TEST(Partition, HeavyOpsAreWorthTheTrip) {
   EXPECT_TRUE(is_heavy_op(matmul));
   EXPECT_FALSE(is_heavy_op(relu));
   EXPECT_TRUE(is_heavy_op(scan));
+}
+
+// A device like Vulkan for host parameters: it reads the parameter inputs
+// of Reshape, Slice and CumSum on the host, so it refuses them computed
+// inside its graph and takes them as graph inputs; the host refuses the
+// ops in `host_refused`.
+std::vector<PartitionTarget> device_with_host_parameters(
+    std::set<std::string> host_refused = {}) {
+  auto parameters = [](const Graph&, const Node& node) {
+    if (node.op == "Reshape" || node.op == "CumSum") {
+      return std::vector<size_t>{1};
+    }
+    if (node.op == "Slice") return std::vector<size_t>{1, 2, 3, 4};
+    return std::vector<size_t>{};
+  };
+  PartitionTarget device{
+      "dev",
+      [parameters](const Graph& graph, const Node& node) {
+        const std::vector<int> producers = graph.producers();
+        for (size_t i : parameters(graph, node)) {
+          if (i < node.inputs.size() && node.inputs[i] != kNoValue &&
+              producers[node.inputs[i]] >= 0) {
+            return unsupported("{}: parameter computed on the device",
+                               node.label());
+          }
+        }
+        return Status::ok();
+      },
+      false, parameters};
+  PartitionTarget host{"host",
+                       [host_refused](const Graph&, const Node& node) {
+                         if (host_refused.count(node.op)) {
+                           return unsupported("no {} kernel", node.op);
+                         }
+                         return Status::ok();
+                       },
+                       true};
+  return {device, host};
+}
+
+bool contains(const std::vector<std::string>& all, const std::string& one) {
+  return std::find(all.begin(), all.end(), one) != all.end();
+}
+
+// The index of the first node running `op`.
+int node_of(const Graph& graph, const std::string& op) {
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (graph.nodes[n].op == op) return static_cast<int>(n);
+  }
+  return -1;
+}
+
+// `op` reads parameter `param` made from data by an Add, then a MatMul
+// (worth the device) takes its output: the Add runs on the host and the
+// parameter crosses into the device segment as an input.
+void expect_parameter_made_on_the_host(const Graph& graph,
+                                       const std::string& op,
+                                       const std::string& param) {
+  Result<Partition> p = partition_graph(graph, device_with_host_parameters());
+  ASSERT_TRUE(p.is_ok()) << p.status().to_string();
+  const int add = node_of(graph, "Add");
+  const int reader = node_of(graph, op);
+  EXPECT_EQ(p->node_target[add], 1);
+  EXPECT_EQ(p->node_target[reader], 0);
+  EXPECT_EQ(p->node_target[node_of(graph, "MatMul")], 0);
+  EXPECT_NE(p->why[add].find("parameter"), std::string::npos) << p->why[add];
+  const Segment* device = nullptr;
+  for (const Segment& segment : p->segments) {
+    if (segment.target == 0) device = &segment;
+  }
+  ASSERT_NE(device, nullptr);
+  EXPECT_TRUE(contains(names(device->graph, device->graph.inputs), param));
+  EXPECT_EQ(device->host_parameters, (std::vector<std::string>{param}));
+  // The parameter's 16 bytes (or 8) are among those crossing per run.
+  const uint64_t bytes = crossing_bytes(*p, device_with_host_parameters(), {});
+  EXPECT_GT(bytes, 0u);
+}
+
+TEST(Partition, AReshapeShapeMadeFromDataRunsOnTheDeviceFromTheHost) {
+  GraphBuilder b("reshape_param");
+  ValueId x = b.input("x", DType::kF32, Shape{2, 6});
+  ValueId s = b.input("s", DType::kI64, Shape{2});
+  ValueId zero = b.constant("zero", Tensor::from_vector<int64_t>({2}, {0, 0}));
+  ValueId shape =
+      b.add("Add", {s, zero}, {}, NodeOptions{"", kOnnxDomain, {"shape"}});
+  ValueId m = b.constant(
+      "m", Tensor::from_vector<float>({2, 2}, std::vector<float>(4, 0.5f)));
+  b.output(b.add("MatMul", {b.add("Reshape", {x, shape}), m}), "y");
+  expect_parameter_made_on_the_host(typed(std::move(b)), "Reshape", "shape");
+}
+
+TEST(Partition, ASliceEndMadeFromDataRunsOnTheDeviceFromTheHost) {
+  GraphBuilder b("slice_param");
+  ValueId x = b.input("x", DType::kF32, Shape{4, 4});
+  ValueId n = b.input("n", DType::kI64, Shape{1});
+  ValueId one = b.constant("one", Tensor::from_vector<int64_t>({1}, {1}));
+  ValueId starts = b.constant("starts", Tensor::from_vector<int64_t>({1}, {0}));
+  ValueId ends =
+      b.add("Add", {n, one}, {}, NodeOptions{"", kOnnxDomain, {"ends"}});
+  ValueId m = b.constant(
+      "m", Tensor::from_vector<float>({4, 4}, std::vector<float>(16, 0.5f)));
+  b.output(b.add("MatMul", {b.add("Slice", {x, starts, ends}), m}), "y");
+  expect_parameter_made_on_the_host(typed(std::move(b)), "Slice", "ends");
+}
+
+TEST(Partition, ACumSumAxisMadeFromDataRunsOnTheDeviceFromTheHost) {
+  GraphBuilder b("cumsum_param");
+  ValueId x = b.input("x", DType::kF32, Shape{4, 4});
+  ValueId a = b.input("a", DType::kI64, Shape{});
+  ValueId zero = b.constant("zero", Tensor::scalar<int64_t>(0));
+  ValueId axis =
+      b.add("Add", {a, zero}, {}, NodeOptions{"", kOnnxDomain, {"axis"}});
+  ValueId m = b.constant(
+      "m", Tensor::from_vector<float>({4, 4}, std::vector<float>(16, 0.5f)));
+  b.output(b.add("MatMul", {b.add("CumSum", {x, axis}), m}), "y");
+  expect_parameter_made_on_the_host(typed(std::move(b)), "CumSum", "axis");
+}
+
+TEST(Partition, AParameterOnlyTheDeviceMakesStaysRefused) {
+  // shape = ArgMax(t), which the host cannot run: reading it before the
+  // device records would need a read-back mid-recording, so the Reshape
+  // goes to the host instead.
+  GraphBuilder b("device_param");
+  ValueId x = b.input("x", DType::kF32, Shape{2, 6});
+  ValueId t = b.input("t", DType::kF32, Shape{2, 5});
+  ValueId shape =
+      b.add("ArgMax", {t}, {{"axis", int64_t{0}}, {"keepdims", int64_t{0}}});
+  ValueId m = b.constant(
+      "m", Tensor::from_vector<float>({2, 2}, std::vector<float>(4, 0.5f)));
+  b.output(b.add("MatMul", {b.add("Reshape", {x, shape}), m}), "y");
+  Graph graph = typed(std::move(b));
+  Result<Partition> p =
+      partition_graph(graph, device_with_host_parameters({"ArgMax"}));
+  ASSERT_TRUE(p.is_ok()) << p.status().to_string();
+  const int reshape = node_of(graph, "Reshape");
+  EXPECT_EQ(p->node_target[node_of(graph, "ArgMax")], 0);
+  EXPECT_EQ(p->node_target[reshape], 1);
+  EXPECT_NE(p->why[reshape].find("made on the device"), std::string::npos)
+      << p->why[reshape];
 }
 
 }  // namespace

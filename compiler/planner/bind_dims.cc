@@ -12,7 +12,8 @@ namespace seqrt {
 
 Result<Graph> bind_dims(const Graph& graph,
                         const std::map<std::string, int64_t>& bindings,
-                        std::map<ValueId, Tensor>* computed) {
+                        std::map<ValueId, Tensor>* computed,
+                        const std::map<ValueId, Tensor>& input_values) {
   for (const auto& [name, size] : bindings) {
     if (size < 0) {
       return invalid_argument("dim binding {}={} is negative", name, size);
@@ -34,6 +35,10 @@ Result<Graph> bind_dims(const Graph& graph,
         if (value && *value >= 0) dim = Dim(*value);
       }
     }
+  }
+  for (const auto& [id, tensor] : input_values) {
+    bound.constants[id] = tensor;
+    bound.value(id).shape = Shape::from_dims(tensor.dims());
   }
   Status status = Status::ok();
   if (computed == nullptr) {

@@ -15,9 +15,13 @@ namespace seqrt {
 // A copy of `graph` whose top-level value shapes have each bound symbol
 // replaced by its value, then typed by infer_graph. With `computed`, also
 // the small node outputs that inference evaluated (infer_graph_values).
+// `input_values` are graph inputs whose data is known too (parameters a
+// device backend reads on the host before recording): inference sees them
+// as constants, so the sizes and values made from them become numbers.
 Result<Graph> bind_dims(const Graph& graph,
                         const std::map<std::string, int64_t>& bindings,
-                        std::map<ValueId, Tensor>* computed = nullptr);
+                        std::map<ValueId, Tensor>* computed = nullptr,
+                        const std::map<ValueId, Tensor>& input_values = {});
 
 // The sizes of the symbolic dims of `graph`'s inputs as `inputs` (in
 // graph-input order) have them; an input of another rank is skipped (the

@@ -75,9 +75,12 @@ struct MemoryPlan {
 // a symbol left unbound. Node outputs that inference computes from the
 // constants and the bound shapes alone (small values, see infer_graph_values)
 // are kPrecomputed. Subgraphs are opaque: the values they capture live
-// until the node holding them ends.
+// until the node holding them ends. `input_values`: graph inputs whose data
+// is known when planning (bind_dims); they stay kIo, and what inference
+// computes from them is kPrecomputed like shape arithmetic.
 Result<MemoryPlan> plan_memory(
-    const Graph& graph, const std::map<std::string, int64_t>& dim_bindings);
+    const Graph& graph, const std::map<std::string, int64_t>& dim_bindings,
+    const std::map<ValueId, Tensor>& input_values = {});
 
 // Checks a plan against its graph: kinds, sizes and lifetimes as the graph
 // implies; every alias declared by a view or elementwise op that may take

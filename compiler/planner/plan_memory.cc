@@ -245,7 +245,8 @@ const char* memory_kind_name(MemoryKind kind) {
 }
 
 Result<MemoryPlan> plan_memory(
-    const Graph& graph, const std::map<std::string, int64_t>& dim_bindings) {
+    const Graph& graph, const std::map<std::string, int64_t>& dim_bindings,
+    const std::map<ValueId, Tensor>& input_values) {
   MemoryPlan plan;
   plan.dim_bindings = dim_bindings;
   SEQRT_ASSIGN_OR_RETURN(plan.schedule, graph.topological_order());
@@ -260,8 +261,8 @@ Result<MemoryPlan> plan_memory(
     plan.values[id].last_step = lifetimes[id].last;
   }
   std::map<ValueId, Tensor> computed;
-  SEQRT_ASSIGN_OR_RETURN(Graph bound,
-                         bind_dims(graph, dim_bindings, &computed));
+  SEQRT_ASSIGN_OR_RETURN(
+      Graph bound, bind_dims(graph, dim_bindings, &computed, input_values));
   SEQRT_RETURN_IF_ERROR(fill_types(bound, plan));
   mark_precomputed(graph, computed, plan);
 

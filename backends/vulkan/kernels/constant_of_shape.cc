@@ -27,7 +27,7 @@ Status supports_constant_of_shape(const Graph& graph, const Node& node,
     SEQRT_RETURN_IF_ERROR(require_words_dtype(graph, node, node.outputs[0]));
   }
   // The shape input is never read: the plan has the output's dims.
-  return require_shape_derived(graph, node, 0);
+  return require_host_known(graph, node, 0);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "backends/vulkan/kernels/kernel_util.h"
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -176,6 +178,67 @@ Status require_shape_derived(const Graph& graph, const Node& node,
       graph.value(source).name);
 }
 
+const std::vector<size_t>& parameter_inputs(const Node& node) {
+  static const std::map<std::string, std::vector<size_t>> by_op = {
+      {"Reshape", {1}},        {"Squeeze", {1}},         {"Unsqueeze", {1}},
+      {"Slice", {1, 2, 3, 4}}, {"Split", {1}},           {"Expand", {1}},
+      {"Tile", {1}},           {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}},
+      {"Pad", {1, 2, 3}},      {"Trilu", {1}},           {"CumSum", {1}},
+      {"ReduceSum", {1}},      {"ReduceMean", {1}},      {"ReduceMax", {1}},
+      {"ReduceMin", {1}}};
+  static const std::vector<size_t> none;
+  if (node.domain != kOnnxDomain) return none;
+  auto found = by_op.find(node.op);
+  return found == by_op.end() ? none : found->second;
+}
+
+bool is_host_parameter(const Graph& graph, ValueId id) {
+  if (id == kNoValue || graph.is_constant(id)) return false;
+  if (std::find(graph.inputs.begin(), graph.inputs.end(), id) ==
+      graph.inputs.end()) {
+    return false;
+  }
+  for (const StatePair& pair : graph.state_pairs) {
+    if (pair.input == id) return false;
+  }
+  const Value& value = graph.value(id);
+  if (!is_integer(value.dtype) && value.dtype != DType::kF32) return false;
+  if (value.shape && value.shape->is_fixed()) {
+    int64_t elements = 1;
+    for (int64_t d : value.shape->fixed_dims()) elements *= d;
+    if (elements > kMaxHostParameterElements) return false;
+  }
+  return true;
+}
+
+Status require_host_known(const Graph& graph, const Node& node, size_t index) {
+  if (index >= node.inputs.size() || node.inputs[index] == kNoValue ||
+      is_host_parameter(graph, node.inputs[index])) {
+    return Status::ok();
+  }
+  const std::vector<int> producers = graph.producers();
+  std::set<ValueId> seen;
+  ValueId source = data_source(graph, producers, node.inputs[index], seen);
+  if (source == kNoValue) return Status::ok();
+  const Value& value = graph.value(node.inputs[index]);
+  if (producers[node.inputs[index]] < 0) {
+    return unsupported(
+        "{}: parameter input '{}' ({} {}) is a graph input of more than {} "
+        "elements or of another dtype; the Vulkan backend reads parameters "
+        "on the host before recording and takes small integer (or f32) ones",
+        node.label(), value.name, dtype_name(value.dtype),
+        value.shape ? value.shape->to_string() : "(any)",
+        kMaxHostParameterElements);
+  }
+  return unsupported(
+      "{}: parameter input '{}' is computed on the device from the data of "
+      "'{}'; the Vulkan backend reads parameters on the host before "
+      "recording (that would need a read-back in the middle of the "
+      "recording), so it takes graph inputs or values made from shapes (a "
+      "backend list such as vulkan,cpu computes it on the host)",
+      node.label(), value.name, graph.value(source).name);
+}
+
 namespace {
 
 // The integers a Constant node's attribute holds, if `id` is its output.
@@ -204,7 +267,8 @@ std::optional<std::vector<int64_t>> constant_node_ints(const Graph& graph,
 Status require_known_ints(const Graph& graph, const Node& node, size_t index) {
   if (index < node.inputs.size() && node.inputs[index] != kNoValue &&
       !graph.is_constant(node.inputs[index]) &&
-      constant_node_ints(graph, node.inputs[index])) {
+      (constant_node_ints(graph, node.inputs[index]) ||
+       is_host_parameter(graph, node.inputs[index]))) {
     return Status::ok();
   }
   return require_constant(graph, node, index);
@@ -218,6 +282,9 @@ std::vector<int64_t> constant_ints(const NodeArgs& args, size_t index,
   }
   ValueId id = args.node->inputs[index];
   const Tensor* tensor = args.graph->constant(id);
+  if (tensor == nullptr && index < args.known_inputs.size()) {
+    tensor = args.known_inputs[index];  // a host parameter
+  }
   if (tensor == nullptr) {
     return constant_node_ints(*args.graph, id).value_or(fallback);
   }

@@ -70,11 +70,31 @@ Status require_constant(const Graph& graph, const Node& node, size_t index);
 // kernels that get their output dims from the plan need not read it.
 Status require_shape_derived(const Graph& graph, const Node& node,
                              size_t index);
-// kUnsupported unless input `index` is absent, a constant, or the output of
-// a Constant node: integers (axes, pads) that constant_ints can read.
+// Host parameters: a parameter input (a shape, starts, axes, repeats...)
+// that is itself a graph input with at most this many elements. The
+// executable reads its value on the host at run time and records (and
+// caches) the command buffers for each value (executable.h), so kernels
+// see it in NodeArgs::known_inputs like shape arithmetic.
+inline constexpr int64_t kMaxHostParameterElements = 64;
+// The inputs of `node` that its kernel reads while recording (parameters),
+// by index; empty for ops without any.
+const std::vector<size_t>& parameter_inputs(const Node& node);
+// Whether value `id` may be a host parameter: a graph input (not a state),
+// integer or f32, with at most kMaxHostParameterElements elements where
+// its shape tells (a run checks the fed tensor).
+bool is_host_parameter(const Graph& graph, ValueId id);
+// kUnsupported unless input `index` is absent, computed from constants and
+// dims (require_shape_derived), or a host parameter. A parameter made from
+// data inside the graph is refused: the device would have to be read back
+// in the middle of the recording.
+Status require_host_known(const Graph& graph, const Node& node, size_t index);
+// kUnsupported unless input `index` is absent, a constant, the output of a
+// Constant node or a host parameter: integers (axes, pads) that
+// constant_ints can read.
 Status require_known_ints(const Graph& graph, const Node& node, size_t index);
-// The integers of input `index` (as require_known_ints allows), or
-// `fallback` when it is absent.
+// The integers of input `index` (as require_known_ints allows, a host
+// parameter through NodeArgs::known_inputs), or `fallback` when it is
+// absent.
 std::vector<int64_t> constant_ints(const NodeArgs& args, size_t index,
                                    std::vector<int64_t> fallback = {});
 // The default support rule (VulkanKernel::supports null): every present

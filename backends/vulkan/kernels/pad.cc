@@ -32,8 +32,13 @@ Status record_pad(const NodeArgs& args, Recorder& recorder) {
                                          : 0;
   std::array<uint32_t, 2> value = {0, 0};
   if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
-    value = value_words(*args.graph->constant(node.inputs[2]),
-                        args.output_dtypes[0]);
+    // A constant, or a host parameter the executable read for this run.
+    const Tensor* known = args.known_inputs[2];
+    if (known == nullptr) {
+      return internal_error("{}: the pad value is not known when recording",
+                            node.label());
+    }
+    value = value_words(*known, args.output_dtypes[0]);
   }
   int64_t count = element_count(out);
   std::vector<uint32_t> words = {static_cast<uint32_t>(count),
@@ -56,7 +61,9 @@ Status record_pad(const NodeArgs& args, Recorder& recorder) {
 Status supports_pad(const Graph& graph, const Node& node, const DeviceLimits&) {
   SEQRT_RETURN_IF_ERROR(require_words_dtype(graph, node, node.outputs[0]));
   SEQRT_RETURN_IF_ERROR(require_known_ints(graph, node, 1));
-  SEQRT_RETURN_IF_ERROR(require_constant(graph, node, 2));
+  if (node.inputs.size() <= 2 || !is_host_parameter(graph, node.inputs[2])) {
+    SEQRT_RETURN_IF_ERROR(require_constant(graph, node, 2));
+  }
   return require_known_ints(graph, node, 3);
 }
 

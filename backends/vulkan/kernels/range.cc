@@ -41,7 +41,7 @@ Status supports_range(const Graph& graph, const Node& node,
                       const DeviceLimits&) {
   SEQRT_RETURN_IF_ERROR(require_words_dtype(graph, node, node.outputs[0]));
   for (size_t i = 0; i < node.inputs.size(); ++i) {
-    SEQRT_RETURN_IF_ERROR(require_shape_derived(graph, node, i));
+    SEQRT_RETURN_IF_ERROR(require_host_known(graph, node, i));
   }
   // A delta known only per binding is checked when recording.
   if (const Tensor* delta = graph.constant(node.inputs[2])) {

@@ -25,7 +25,7 @@ void register_reshape_kernels(KernelTable& table) {
   // (the executable refuses sizes known only at run time).
   auto any_dtype = [](const Graph& graph, const Node& node,
                       const DeviceLimits&) {
-    return require_shape_derived(graph, node, 1);
+    return require_host_known(graph, node, 1);
   };
   for (const char* op :
        {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}) {

@@ -50,7 +50,7 @@ Status supports_planned_words(const Graph& graph, const Node& node,
                               const DeviceLimits& limits) {
   SEQRT_RETURN_IF_ERROR(supports_words(graph, node, limits));
   for (size_t i = 1; i < node.inputs.size(); ++i) {
-    SEQRT_RETURN_IF_ERROR(require_shape_derived(graph, node, i));
+    SEQRT_RETURN_IF_ERROR(require_host_known(graph, node, i));
   }
   return Status::ok();
 }

@@ -36,7 +36,7 @@ Status record_tile(const NodeArgs& args, Recorder& recorder) {
 Status supports_tile(const Graph& graph, const Node& node,
                      const DeviceLimits&) {
   SEQRT_RETURN_IF_ERROR(require_movable(graph, node, node.outputs[0]));
-  return require_shape_derived(graph, node, 1);
+  return require_host_known(graph, node, 1);
 }
 
 }  // namespace
