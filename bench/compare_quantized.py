@@ -4,7 +4,9 @@ step (transformers LlamaForCausalLM, seeded random weights, exported by the
 model zoo's code with a past of 64) in f32, as onnxruntime's own
 MatMulNBitsQuantizer writes it (4 bits, block 32, symmetric, every MatMul)
 and as `seqrt quantize` writes it (int4 and int8, block 32, symmetric, the
-vocabulary projection quantized too, like onnxruntime's file).
+vocabulary projection quantized too, like onnxruntime's file), each also
+with the embedding table quantized (GatherBlockQuantized; seqrt quantize
+--embedding).
 
 Each engine runs each file in its own process, `--repeat` runs, median;
 the table gives the step time, the parameter bytes (`seqrt inspect`), each
@@ -59,26 +61,32 @@ def export_f32(directory: pathlib.Path, dim: int, ffn: int, depth: int,
     return path
 
 
-def ort_q4(f32: pathlib.Path) -> pathlib.Path:
-    """onnxruntime's own 4-bit file (MatMulNBits), cached."""
-    out = f32.with_name("ort_q4.onnx")
+def ort_q4(f32: pathlib.Path, embedding: bool = False) -> pathlib.Path:
+    """onnxruntime's own 4-bit file (MatMulNBits; with `embedding` the
+    table too, as GatherBlockQuantized), cached."""
+    out = f32.with_name("ort_q4_emb.onnx" if embedding else "ort_q4.onnx")
     if not out.exists():
         from onnxruntime.quantization.matmul_nbits_quantizer import (
-            MatMulNBitsQuantizer)
+            DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer)
+        ops = ("MatMul", "Gather") if embedding else ("MatMul",)
+        config = DefaultWeightOnlyQuantConfig(
+            block_size=BLOCK, is_symmetric=True, op_types_to_quantize=ops,
+            quant_axes=(("MatMul", 0), ("Gather", 1)))
         quantizer = MatMulNBitsQuantizer(onnx.load(str(f32)),
-                                         block_size=BLOCK, is_symmetric=True)
+                                         algo_config=config)
         quantizer.process()
         quantizer.model.save_model_to_file(str(out), False)
     return out
 
 
-def seqrt_quantized(cli: str, f32: pathlib.Path, bits: str) -> pathlib.Path:
-    out = f32.with_name(f"seqrt_{bits}.seqrt")
+def seqrt_quantized(cli: str, f32: pathlib.Path, bits: str,
+                    embedding: str = "keep") -> pathlib.Path:
+    out = f32.with_name(f"seqrt_{bits}_emb_{embedding}.seqrt")
     if not out.exists():
         subprocess.run([cli, "quantize", str(f32), str(out), "--weights", bits,
                         "--block", str(BLOCK), "--symmetric",
-                        "--output-layer", bits], check=True,
-                       stdout=subprocess.DEVNULL)
+                        "--output-layer", bits, "--embedding", embedding],
+                       check=True, stdout=subprocess.DEVNULL)
     return out
 
 
@@ -107,8 +115,14 @@ def main() -> int:
     f32 = export_f32(directory, args.dim, args.ffn, args.layers, args.vocab)
     inputs = directory / "inputs"
     files = {"f32": f32, "ort q4 (MatMulNBits)": ort_q4(f32),
+             "ort q4, embedding too (GatherBlockQuantized)":
+                 ort_q4(f32, embedding=True),
              "seqrt int4": seqrt_quantized(args.cli, f32, "int4"),
-             "seqrt int8": seqrt_quantized(args.cli, f32, "int8")}
+             "seqrt int4, embedding int4":
+                 seqrt_quantized(args.cli, f32, "int4", "int4"),
+             "seqrt int8": seqrt_quantized(args.cli, f32, "int8"),
+             "seqrt int8, embedding int8":
+                 seqrt_quantized(args.cli, f32, "int8", "int8")}
     rows = {}
     for label, path in files.items():
         seqrt = engines.run_seqrt(args.cli, path, inputs, directory / "out_s",
