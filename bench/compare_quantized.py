@@ -72,8 +72,14 @@ def ort_q4(f32: pathlib.Path, embedding: bool = False) -> pathlib.Path:
         config = DefaultWeightOnlyQuantConfig(
             block_size=BLOCK, is_symmetric=True, op_types_to_quantize=ops,
             quant_axes=(("MatMul", 0), ("Gather", 1)))
-        quantizer = MatMulNBitsQuantizer(onnx.load(str(f32)),
-                                         algo_config=config)
+        model = onnx.load(str(f32))
+        if embedding:
+            # GatherBlockQuantized's int4 table needs opset 21, which the
+            # quantizer sets without converting the other nodes (onnxruntime
+            # then refuses the opset-17 ReduceMean): convert first.
+            from onnx import version_converter
+            model = version_converter.convert_version(model, 21)
+        quantizer = MatMulNBitsQuantizer(model, algo_config=config)
         quantizer.process()
         quantizer.model.save_model_to_file(str(out), False)
     return out

@@ -6,7 +6,7 @@ p50/p99 latency at several client counts, with batching on and off, with
 the last one is answered.
 
     build/venv/bin/python bench/serve_bench.py MODEL.onnx [--seq 16]
-        [--clients 1,8,32] [--replicas 1,2] [--seconds 10]
+        [--clients 1,8,32] [--replicas 1,2] [--seconds 10] [--json]
 
 The model must take int64 token inputs of shape (batch, seq) (BERT-like:
 input_ids, attention_mask, token_type_ids), e.g. the zoo's minilm_real.
@@ -26,6 +26,7 @@ from ray import serve
 
 import seqrt
 from seqrt.serve import ModelConfig, ServerConfig, build_app
+from seqrt.serve.codec import NPZ, npz_bytes
 
 
 def feeds_for(session, seq, rng):
@@ -75,6 +76,9 @@ def main():
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--threads", type=int, default=1,
                         help="seqrt threads per replica")
+    parser.add_argument("--json", action="store_true",
+                        help="JSON bodies (default: .npz both ways, what a "
+                             "client that cares about speed sends)")
     args = parser.parse_args()
     clients = [int(c) for c in args.clients.split(",")]
     rng = np.random.default_rng(0)
@@ -94,16 +98,20 @@ def main():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     serve.start(http_options={"host": "127.0.0.1", "port": port})
-    body = json.dumps({"inputs": {k: v.tolist()
-                                  for k, v in feeds.items()}}).encode()
+    if args.json:
+        body = json.dumps({"inputs": {k: v.tolist()
+                                      for k, v in feeds.items()}}).encode()
+        headers = {"content-type": "application/json"}
+    else:
+        body = npz_bytes(feeds)
+        headers = {"content-type": NPZ, "accept": NPZ}
     url = f"http://127.0.0.1:{port}/v1/models/model:run"
     local = threading.local()
 
     def send():
         if not hasattr(local, "http"):
             local.http = requests.Session()
-        answer = local.http.post(url, data=body,
-                                 headers={"content-type": "application/json"})
+        answer = local.http.post(url, data=body, headers=headers)
         answer.raise_for_status()
 
     try:

@@ -81,7 +81,9 @@ class ModelReplica:
             raise request_error(result)
         return result, shared
 
-    @serve.batch(max_batch_size=8, batch_wait_timeout_s=0.005)
+    # Two batches in flight: one gathers (or runs) while the other runs.
+    @serve.batch(max_batch_size=8, batch_wait_timeout_s=0.005,
+                 max_concurrent_batches=2)
     async def _run_in_batches(self, requests):
         return await asyncio.to_thread(run_batched, self._run_one, requests)
 
