@@ -1,6 +1,7 @@
 // VulkanExecutable's prepared memory and recordings, shared by
-// executable.cc (which makes and runs them) and executable_plan.cc (which
-// shows them). Internal to backends/vulkan.
+// executable.cc (which makes and runs them), executable_state.cc (a
+// Stream's state and its programs) and executable_plan.cc (which shows
+// them). Internal to backends/vulkan.
 #pragma once
 
 #include <map>
@@ -13,6 +14,9 @@
 #include "compiler/planner/memory_plan.h"
 
 namespace seqrt::vulkan {
+
+// An error when the device logged validation messages since `before`.
+Status check_validation(const Device& device, int64_t before);
 
 // Everything one signature of input dims needs: the plan and its memory.
 struct VulkanExecutable::Prepared {

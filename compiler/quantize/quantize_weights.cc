@@ -159,9 +159,16 @@ Packed pack(const Weight& weight, int bits, int64_t block, bool symmetric) {
   return p;
 }
 
-uint64_t packed_bytes(const Packed& p) {
-  return p.codes.byte_size() + p.scales.byte_size() +
-         p.zero_points.byte_size();
+// The report's line for `node`, whose f32 weight `before` became `p`.
+QuantizedWeight report_entry(const Node& node, const Weight& w, int bits,
+                             const Tensor& before, const Packed& p) {
+  return {
+      node.name.empty() ? node.label() : node.name,
+      w.k,
+      w.n,
+      bits,
+      before.byte_size(),
+      p.codes.byte_size() + p.scales.byte_size() + p.zero_points.byte_size()};
 }
 
 // The embedding `node` as seqrt::QuantizedGather; the report's entry.
@@ -169,23 +176,19 @@ QuantizedWeight quantize_embedding(Graph& graph, Node& node, const Weight& w,
                                    int bits, int64_t block, bool symmetric) {
   const std::string table = graph.value(node.inputs[0]).name;
   Packed packed = pack(w, bits, block, symmetric);
-  QuantizedWeight q{node.name.empty() ? node.label() : node.name,
-                    w.k,
-                    w.n,
-                    bits,
-                    graph.constant(node.inputs[0])->byte_size(),
-                    packed_bytes(packed)};
+  QuantizedWeight q =
+      report_entry(node, w, bits, *graph.constant(node.inputs[0]), packed);
   Node gather;
   gather.name = node.name;
   gather.op = "QuantizedGather";
   gather.domain = kSeqrtDomain;
   gather.outputs = node.outputs;
-  gather.inputs = {
-      add_tensor_constant(graph, table + "/q", packed.codes), node.inputs[1],
-      add_tensor_constant(graph, table + "/scale", packed.scales),
-      symmetric ? kNoValue
-                : add_tensor_constant(graph, table + "/zero_point",
-                                      packed.zero_points)};
+  gather.inputs = {add_tensor_constant(graph, table + "/q", packed.codes),
+                   node.inputs[1],
+                   add_tensor_constant(graph, table + "/scale", packed.scales),
+                   symmetric ? kNoValue
+                             : add_tensor_constant(graph, table + "/zero_point",
+                                                   packed.zero_points)};
   if (symmetric) gather.inputs.pop_back();
   gather.attrs["bits"] = Attribute(int64_t{bits});
   gather.attrs["block_size"] = Attribute(block);
@@ -295,12 +298,8 @@ Result<QuantizeReport> quantize_weights(Graph& graph,
       continue;
     }
     Packed packed = pack(c.weight, bits, block, options.symmetric);
-    QuantizedWeight q{node.name.empty() ? node.label() : node.name,
-                      c.weight.k,
-                      c.weight.n,
-                      bits,
-                      graph.constant(c.w)->byte_size(),
-                      packed_bytes(packed)};
+    QuantizedWeight q =
+        report_entry(node, c.weight, bits, *graph.constant(c.w), packed);
     Node linear;
     linear.name = node.name;
     linear.op = "Linear";

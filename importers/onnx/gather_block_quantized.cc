@@ -62,8 +62,8 @@ Result<Tensor> codes_of(const Tensor& data, const Table& t) {
   const int64_t row_bytes = quantized_row_bytes(t.k, t.bits);
   if (t.packed_u8) {  // already the layout, byte for byte
     const uint8_t* bytes = data.data_as<uint8_t>();
-    return u8_tensor(std::vector<uint8_t>(bytes, bytes + t.n * row_bytes),
-                     t.n, row_bytes);
+    return u8_tensor(std::vector<uint8_t>(bytes, bytes + t.n * row_bytes), t.n,
+                     row_bytes);
   }
   std::vector<uint8_t> codes(static_cast<size_t>(t.n * row_bytes), 0);
   const int64_t shift = t.is_signed ? 8 : 0;
@@ -81,8 +81,8 @@ Result<Tensor> codes_of(const Tensor& data, const Table& t) {
 // W_zero_point (N, n_blocks), or nullopt for the Linear's default
 // 2^(bits-1).
 Result<std::optional<Tensor>> zero_points_of(const Node& node,
-                                             const Graph& graph,
-                                             const Table& t, int64_t blocks) {
+                                             const Graph& graph, const Table& t,
+                                             int64_t blocks) {
   if (!has_input(node, kZeroPoints)) {
     if (t.packed_u8 || t.is_signed) return std::optional<Tensor>();
     // uint4 without zero points: 0, which is not the default.
@@ -93,7 +93,8 @@ Result<std::optional<Tensor>> zero_points_of(const Node& node,
     return std::optional<Tensor>(std::move(zeros));
   }
   SEQRT_ASSIGN_OR_RETURN(
-      const Tensor* zp, constant_weight(node, graph, kZeroPoints, "zero_points"));
+      const Tensor* zp,
+      constant_weight(node, graph, kZeroPoints, "zero_points"));
   if (t.packed_u8) {
     const int64_t row_bytes = quantized_row_bytes(blocks, t.bits);
     if (zp->dtype() != DType::kU8 || zp->num_elements() != t.n * row_bytes) {
@@ -103,11 +104,10 @@ Result<std::optional<Tensor>> zero_points_of(const Node& node,
           node.label(), t.n, row_bytes, dtype_name(zp->dtype()),
           dims_to_string(zp->dims()));
     }
-    SEQRT_ASSIGN_OR_RETURN(
-        Tensor unpacked,
-        u8_tensor(unpack_zero_points(zp->data_as<uint8_t>(), t.n, blocks,
-                                     t.bits),
-                  t.n, blocks));
+    SEQRT_ASSIGN_OR_RETURN(Tensor unpacked,
+                           u8_tensor(unpack_zero_points(zp->data_as<uint8_t>(),
+                                                        t.n, blocks, t.bits),
+                                     t.n, blocks));
     return std::optional<Tensor>(std::move(unpacked));
   }
   if (zp->dtype() != (t.is_signed ? DType::kI4 : DType::kU4) ||

@@ -9,8 +9,8 @@ Result<int64_t> contrib_int_attr(const Node& node, const char* name,
   auto it = node.attrs.find(name);
   if (it == node.attrs.end()) {
     if (fallback) return *fallback;
-    return invalid_model("{}: {} needs the attribute {}", node.label(),
-                         node.op, name);
+    return invalid_model("{}: {} needs the attribute {}", node.label(), node.op,
+                         name);
   }
   if (it->second.type() != AttrType::kInt) {
     return invalid_model("{}: {} attribute {} must be an int", node.label(),

@@ -13,8 +13,9 @@ namespace seqrt {
 
 // The int attribute `name`, or `fallback` when absent (an error when there
 // is none).
-Result<int64_t> contrib_int_attr(const Node& node, const char* name,
-                                 std::optional<int64_t> fallback = std::nullopt);
+Result<int64_t> contrib_int_attr(
+    const Node& node, const char* name,
+    std::optional<int64_t> fallback = std::nullopt);
 
 bool has_input(const Node& node, size_t i);
 

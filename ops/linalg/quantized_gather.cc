@@ -98,9 +98,10 @@ Status run_quantized_gather(KernelContext& ctx) {
   for (int64_t i = 0; i < indices.num_elements(); ++i) {
     int64_t row = indices.element_i64(i);
     if (row < -q.n || row >= q.n) {
-      return ctx.error("index {} (element {} of indices) is outside the "
-                       "table's {} rows",
-                       row, i, q.n);
+      return ctx.error(
+          "index {} (element {} of indices) is outside the "
+          "table's {} rows",
+          row, i, q.n);
     }
     if (row < 0) row += q.n;
     const uint8_t* code_row = codes + row * q.row_bytes;

@@ -35,9 +35,10 @@ Status check_dims(const OpContext& ctx, const char* what, const Shape* shape,
 
 int64_t linear_bits(const OpContext& ctx) { return ctx.attr_int("bits"); }
 
-Result<QuantizedLinearDims> check_quantized_weight(
-    const OpContext& ctx, const LinearOperand& w, const LinearOperand& scale,
-    const LinearOperand& zp) {
+Result<QuantizedLinearDims> check_quantized_weight(const OpContext& ctx,
+                                                   const LinearOperand& w,
+                                                   const LinearOperand& scale,
+                                                   const LinearOperand& zp) {
   QuantizedLinearDims q;
   q.bits = ctx.attr_int("bits");
   q.block_size = ctx.attr_int("block_size");

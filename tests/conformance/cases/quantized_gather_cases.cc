@@ -51,24 +51,23 @@ OpCase gather(const std::string& name, const GatherSpec& s, uint64_t seed) {
 
 void add_quantized_gather_cases(std::vector<OpCase>& cases) {
   const Tensor tokens = indices_of(DType::kI64, {2, 3}, {0, 5, -1, 9, 2, 2});
-  cases.push_back(gather("q4_zp_short_block", {10, 100, 4, 32, true, tokens}, 1));
-  cases.push_back(gather("q4_no_zp_odd_k",
-                         {7, 77, 4, 16, false,
-                          indices_of(DType::kI32, {4}, {6, 0, -7, 3})},
-                         10));
-  cases.push_back(gather("q8_zp_scalar_index",
-                         {5, 64, 8, 16, true,
-                          indices_of(DType::kI64, {}, {-2})},
-                         20));
+  cases.push_back(
+      gather("q4_zp_short_block", {10, 100, 4, 32, true, tokens}, 1));
+  cases.push_back(gather(
+      "q4_no_zp_odd_k",
+      {7, 77, 4, 16, false, indices_of(DType::kI32, {4}, {6, 0, -7, 3})}, 10));
+  cases.push_back(
+      gather("q8_zp_scalar_index",
+             {5, 64, 8, 16, true, indices_of(DType::kI64, {}, {-2})}, 20));
   cases.push_back(gather("q8_no_zp", {10, 130, 8, 128, false, tokens}, 30));
   OpCase f16 = gather("q4_f16_rows", {10, 48, 4, 16, true, tokens}, 35);
   f16.attrs["output_dtype"] = Attribute(int64_t{10});
   cases.push_back(f16);
 
   const GatherSpec base{10, 64, 4, 32, true, tokens};
-  OpCase out_of_range = gather(
-      "q_rejects_index_out_of_range",
-      {10, 64, 4, 32, true, indices_of(DType::kI64, {2}, {3, 10})}, 40);
+  OpCase out_of_range =
+      gather("q_rejects_index_out_of_range",
+             {10, 64, 4, 32, true, indices_of(DType::kI64, {2}, {3, 10})}, 40);
   cases.push_back(expect_failure(out_of_range));
   OpCase bits2 = gather("q_rejects_bits_2", base, 50);
   bits2.attrs["bits"] = Attribute(2);
