@@ -23,8 +23,19 @@ Result<std::vector<Tensor>> DeferredExecutable::run(
       it = compiled_.emplace(key, std::move(made)).first;
     }
     compiled = it->second;
+    latest_ = compiled;
   }
   return compiled->run(std::move(inputs));
+}
+
+std::string DeferredExecutable::placement_report(
+    const std::map<std::string, int64_t>& bindings) const {
+  std::shared_ptr<Executable> latest;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    latest = latest_;
+  }
+  return latest ? latest->placement_report(bindings) : std::string();
 }
 
 Result<std::shared_ptr<Executable>> DeferredExecutable::compile_for(

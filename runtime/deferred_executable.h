@@ -24,6 +24,10 @@ class DeferredExecutable : public Executable {
 
   Result<std::vector<Tensor>> run(std::vector<Tensor> inputs) const override;
 
+  // The report of the most recent compile ("" before the first run).
+  std::string placement_report(
+      const std::map<std::string, int64_t>& bindings) const override;
+
  private:
   Result<std::shared_ptr<Executable>> compile_for(
       const std::vector<std::vector<int64_t>>& dims) const;
@@ -35,6 +39,7 @@ class DeferredExecutable : public Executable {
   mutable std::map<std::vector<std::vector<int64_t>>,
                    std::shared_ptr<Executable>>
       compiled_;
+  mutable std::shared_ptr<Executable> latest_;
 };
 
 // Whether a graph input has no known rank (then compile it deferred).

@@ -16,11 +16,11 @@ struct Branch {
   std::vector<size_t> inputs;  // per branch input: its segment input
 };
 
-// The branch as a graph of its own: what it captures from the segment
-// becomes its inputs, or its constants where the segment holds them (so
-// weights never cross per run).
-Result<Graph> standalone(const Graph& segment, const Graph& branch,
-                         const std::string& name, std::vector<size_t>& fed) {
+}  // namespace
+
+Result<Graph> standalone_subgraph(const Graph& segment, const Graph& branch,
+                                  const std::string& name,
+                                  std::vector<size_t>& fed) {
   Graph graph = branch;
   graph.name = name;
   const std::unordered_map<std::string, ValueId> outer = segment.value_index();
@@ -48,6 +48,20 @@ Result<Graph> standalone(const Graph& segment, const Graph& branch,
   graph.captures.clear();
   return graph;
 }
+
+std::string nested_report(const std::string& what, std::string inner) {
+  if (inner.empty()) inner = "on one backend, or compiled at its first run\n";
+  std::string indented;
+  for (size_t at = 0; at < inner.size();) {
+    size_t end = inner.find('\n', at);
+    if (end == std::string::npos) end = inner.size() - 1;
+    indented += (at == 0 ? "" : "        ") + inner.substr(at, end - at + 1);
+    at = end + 1;
+  }
+  return fmt::format("      {}: {}", what, indented);
+}
+
+namespace {
 
 class IfOnHost : public Executable {
  public:
@@ -100,19 +114,9 @@ class IfOnHost : public Executable {
     std::string text;
     const char* names[] = {"else", "then"};
     for (int b : {1, 0}) {
-      std::string inner = branches_[b].executable->placement_report(bindings);
-      if (inner.empty())
-        inner = "on one backend, or compiled at its first run\n";
-      // The branch's own report, indented under it.
-      std::string indented;
-      for (size_t at = 0; at < inner.size();) {
-        size_t end = inner.find('\n', at);
-        if (end == std::string::npos) end = inner.size() - 1;
-        indented +=
-            (at == 0 ? "" : "        ") + inner.substr(at, end - at + 1);
-        at = end + 1;
-      }
-      text += fmt::format("      {} branch: {}", names[b], indented);
+      text +=
+          nested_report(fmt::format("{} branch", names[b]),
+                        branches_[b].executable->placement_report(bindings));
     }
     return text;
   }
@@ -146,9 +150,10 @@ Result<std::unique_ptr<Executable>> compile_if_on_host(
       return invalid_argument("{}: no {} graph", node.label(), attrs[b]);
     }
     SEQRT_ASSIGN_OR_RETURN(
-        Graph branch, standalone(segment, *attr->as_graph(),
-                                 fmt::format("{}/{}", segment.name, attrs[b]),
-                                 made[b].inputs));
+        Graph branch,
+        standalone_subgraph(segment, *attr->as_graph(),
+                            fmt::format("{}/{}", segment.name, attrs[b]),
+                            made[b].inputs));
     if (has_input_of_unknown_rank(branch) || !infer_graph(branch).is_ok()) {
       made[b].executable = std::make_unique<DeferredExecutable>(
           std::move(branch), list, options);

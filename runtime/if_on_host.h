@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "backends/backend.h"
 
@@ -15,5 +17,17 @@ namespace seqrt {
 // backend list that compiles each branch.
 Result<std::unique_ptr<Executable>> compile_if_on_host(
     const Graph& segment, Backend& list, const CompileOptions& options);
+
+// A subgraph of the one node of `segment` as a graph of its own, named
+// `name`: what it captures becomes inputs after its own (their segment
+// input indices appended to `fed`), or constants where the segment holds
+// them, so weights never cross per run.
+Result<Graph> standalone_subgraph(const Graph& segment, const Graph& subgraph,
+                                  const std::string& name,
+                                  std::vector<size_t>& fed);
+
+// A subgraph's own placement report (`inner`), indented under "what: " in
+// its If's or Loop's segment of the outer report.
+std::string nested_report(const std::string& what, std::string inner);
 
 }  // namespace seqrt

@@ -11,6 +11,7 @@
 #include "runtime/backend_registry.h"
 #include "runtime/deferred_executable.h"
 #include "runtime/if_on_host.h"
+#include "runtime/loop_on_host.h"
 #include "runtime/partitioned_executable.h"
 
 namespace seqrt {
@@ -62,7 +63,9 @@ class MultiBackend : public Backend {
       Backend& backend = *backends_[segment.target];
       if (segment.control) {
         Result<std::unique_ptr<Executable>> compiled =
-            compile_if_on_host(segment.graph, *this, options);
+            segment.graph.nodes.at(0).op == "Loop"
+                ? compile_loop_on_host(segment.graph, *this, options)
+                : compile_if_on_host(segment.graph, *this, options);
         if (!compiled.is_ok()) {
           return compiled.status().with_context(part.label);
         }

@@ -321,7 +321,11 @@ std::string PartitionedExecutable::placement_report(
       }
     }
     if (segment.control && s < parts_.size()) {
-      text += "    its If runs on the host, each branch partitioned again:\n";
+      text += segment.graph.nodes.at(0).op == "Loop"
+                  ? "    its Loop runs on the host, the body partitioned "
+                    "again:\n"
+                  : "    its If runs on the host, each branch partitioned "
+                    "again:\n";
       text += parts_[s].executable->placement_report(bindings);
     }
   }

@@ -89,8 +89,9 @@ bool holds_heavy_op(const Graph& graph) {
   return false;
 }
 
-// The If nodes the runtime runs branch by branch (Segment::control): on a
-// host target after a device one, with a heavy op in a branch.
+// The If and Loop nodes the runtime runs from the host, their subgraphs
+// partitioned again (Segment::control): on a host target after a device
+// one, with a heavy op in a branch or the body.
 std::vector<bool> control_nodes(const Graph& graph,
                                 const std::vector<PartitionTarget>& targets,
                                 const std::vector<int>& node_target) {
@@ -98,13 +99,14 @@ std::vector<bool> control_nodes(const Graph& graph,
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     const int t = node_target[n];
-    if (node.op != "If" || !node.domain.empty() || !targets[t].host_memory) {
+    if ((node.op != "If" && node.op != "Loop") || !node.domain.empty() ||
+        !targets[t].host_memory) {
       continue;
     }
     bool device_before = false;
     for (int e = 0; e < t; ++e) device_before |= !targets[e].host_memory;
     if (!device_before) continue;
-    for (const char* branch : {"then_branch", "else_branch"}) {
+    for (const char* branch : {"then_branch", "else_branch", "body"}) {
       const Attribute* attr = node.attr(branch);
       if (attr != nullptr && attr->type() == AttrType::kGraph &&
           holds_heavy_op(*attr->as_graph())) {

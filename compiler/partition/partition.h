@@ -46,10 +46,11 @@ struct Segment {
   // graph.state_pairs here: a device segment that alone reads a state and
   // writes its next value (a decode step's KV cache).
   std::vector<int> held_states;
-  // A run-time If alone on a host target, whose branches hold work for a
-  // device earlier in the list: the runtime reads its condition on the
-  // host and runs the branch taken as a graph of its own, partitioned
-  // again, so the branch's kernels run on the device.
+  // A run-time If or Loop alone on a host target, whose branches or body
+  // hold work for a device earlier in the list: the runtime reads the
+  // condition (and trip count) on the host and runs the branch taken, or
+  // each iteration of the body, as a graph of its own, partitioned again,
+  // so their kernels run on the device.
   bool control = false;
   // Inputs of the segment's graph (names) that its device target reads on
   // the host before running (PartitionTarget::host_inputs): parameters a
