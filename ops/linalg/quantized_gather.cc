@@ -95,6 +95,9 @@ Status run_quantized_gather(KernelContext& ctx) {
   const float* scales = ctx.input(kQuantizedGatherWScale)->data_as<float>();
   const Tensor* zp_tensor = ctx.input(kQuantizedGatherWZeroPoint);
   const uint8_t* zps = zp_tensor ? zp_tensor->data_as<uint8_t>() : nullptr;
+  // f32 rows (the common case) are written directly: this loop is the CPU
+  // backend's kernel too, and a prefill looks up thousands of rows.
+  float* out = dtype == DType::kF32 ? y->mutable_data_as<float>() : nullptr;
   for (int64_t i = 0; i < indices.num_elements(); ++i) {
     int64_t row = indices.element_i64(i);
     if (row < -q.n || row >= q.n) {
@@ -111,7 +114,11 @@ Status run_quantized_gather(KernelContext& ctx) {
       const float value =
           static_cast<float>(quantized_code(code_row, k, q.bits) - zero) *
           scales[block];
-      y->set_element_f64(i * q.k + k, value);
+      if (out != nullptr) {
+        out[i * q.k + k] = value;
+      } else {
+        y->set_element_f64(i * q.k + k, value);
+      }
     }
   }
   return Status::ok();
