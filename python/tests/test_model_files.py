@@ -23,7 +23,9 @@ def test_a_session_without_mmap_survives_truncating_the_file(tmp_path):
     copy.unlink()
     logits, = session.run(["logits"], {"tokens": TOKENS})
     expected, = seqrt.Session(DEMO, backend="cpu").run(["logits"], {"tokens": TOKENS})
-    np.testing.assert_array_equal(logits, expected)
+    # Equal to rounding: a run may go serial on a busy machine (the CPU
+    # backend's thread governor), which changes oneDNN's summation order.
+    np.testing.assert_allclose(logits, expected, rtol=1e-5, atol=1e-5)
 
 
 def test_mmap_false_still_reports_a_bad_file(tmp_path):

@@ -201,8 +201,14 @@ def test_demo_vocabulary_and_snapshot_arrays_round_trip():
     arrays = codec.load_npz(codec.npz_bytes(arrays))
     copy = seqrt.Stream(session)
     copy.restore(seqrt.StreamSnapshot.from_arrays(arrays))
+    # The state comes back bit for bit; the steps' logits agree to rounding
+    # only, since the CPU backend may run one of them on fewer threads (its
+    # thread governor, on a busy machine), which changes summation order.
+    for name, array in copy.snapshot().arrays().items():
+        np.testing.assert_array_equal(array, arrays[name])
     step = {"tokens": tokens[:, :1]}
-    np.testing.assert_array_equal(stream.step(step)[0], copy.step(step)[0])
+    np.testing.assert_allclose(stream.step(step)[0], copy.step(step)[0],
+                               rtol=1e-5, atol=1e-5)
     arrays["past_position"] = arrays["past_position"].astype(np.int32)
     with pytest.raises(seqrt.InvalidArgumentError, match="past_position"):
         copy.restore(seqrt.StreamSnapshot.from_arrays(arrays))

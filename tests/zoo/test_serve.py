@@ -211,8 +211,9 @@ def test_sessions_step_as_a_local_stream_and_restore_from_snapshots(server):
                                    rtol=1e-5, atol=1e-5)
     copy = create_session(server, snapshot(server, session))
     a, b = step(server, session, [12]), step(server, copy, [12])
-    np.testing.assert_array_equal(outputs_of(a[2])["logits"],
-                                  outputs_of(b[2])["logits"])
+    # Equal to rounding: either replica may run a step on fewer threads.
+    np.testing.assert_allclose(outputs_of(a[2])["logits"],
+                               outputs_of(b[2])["logits"], rtol=1e-5, atol=1e-5)
     close(server, session)
     close(server, copy)
     status, _, body = step(server, session, [1])
