@@ -6,7 +6,8 @@ MatMulNBitsQuantizer writes it (4 bits, block 32, symmetric, every MatMul)
 and as `seqrt quantize` writes it (int4 and int8, block 32, symmetric, the
 vocabulary projection quantized too, like onnxruntime's file), each also
 with the embedding table quantized (GatherBlockQuantized; seqrt quantize
---embedding).
+--embedding), and with int8 activations (MatMulNBits' accuracy_level 4;
+seqrt quantize --activations int8).
 
 Each engine runs each file in its own process, `--repeat` runs, median;
 the table gives the step time, the parameter bytes (`seqrt inspect`), each
@@ -61,17 +62,22 @@ def export_f32(directory: pathlib.Path, dim: int, ffn: int, depth: int,
     return path
 
 
-def ort_q4(f32: pathlib.Path, embedding: bool = False) -> pathlib.Path:
+def ort_q4(f32: pathlib.Path, embedding: bool = False,
+           accuracy_level: int = 0) -> pathlib.Path:
     """onnxruntime's own 4-bit file (MatMulNBits; with `embedding` the
-    table too, as GatherBlockQuantized), cached."""
-    out = f32.with_name("ort_q4_emb.onnx" if embedding else "ort_q4.onnx")
+    table too, as GatherBlockQuantized; accuracy_level 4 asks for int8
+    compute), cached."""
+    name = "ort_q4" + ("_emb" if embedding else "") + (
+        f"_acc{accuracy_level}" if accuracy_level else "")
+    out = f32.with_name(name + ".onnx")
     if not out.exists():
         from onnxruntime.quantization.matmul_nbits_quantizer import (
             DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer)
         ops = ("MatMul", "Gather") if embedding else ("MatMul",)
         config = DefaultWeightOnlyQuantConfig(
             block_size=BLOCK, is_symmetric=True, op_types_to_quantize=ops,
-            quant_axes=(("MatMul", 0), ("Gather", 1)))
+            quant_axes=(("MatMul", 0), ("Gather", 1)),
+            accuracy_level=accuracy_level or None)
         model = onnx.load(str(f32))
         if embedding:
             # GatherBlockQuantized's int4 table needs opset 21, which the
@@ -86,12 +92,14 @@ def ort_q4(f32: pathlib.Path, embedding: bool = False) -> pathlib.Path:
 
 
 def seqrt_quantized(cli: str, f32: pathlib.Path, bits: str,
-                    embedding: str = "keep") -> pathlib.Path:
-    out = f32.with_name(f"seqrt_{bits}_emb_{embedding}.seqrt")
+                    embedding: str = "keep",
+                    activations: str = "f32") -> pathlib.Path:
+    out = f32.with_name(f"seqrt_{bits}_emb_{embedding}_x_{activations}.seqrt")
     if not out.exists():
         subprocess.run([cli, "quantize", str(f32), str(out), "--weights", bits,
                         "--block", str(BLOCK), "--symmetric",
-                        "--output-layer", bits, "--embedding", embedding],
+                        "--output-layer", bits, "--embedding", embedding,
+                        "--activations", activations],
                        check=True, stdout=subprocess.DEVNULL)
     return out
 
@@ -128,7 +136,13 @@ def main() -> int:
                  seqrt_quantized(args.cli, f32, "int4", "int4"),
              "seqrt int8": seqrt_quantized(args.cli, f32, "int8"),
              "seqrt int8, embedding int8":
-                 seqrt_quantized(args.cli, f32, "int8", "int8")}
+                 seqrt_quantized(args.cli, f32, "int8", "int8"),
+             "ort q4, accuracy_level 4 (int8 compute)":
+                 ort_q4(f32, accuracy_level=4),
+             "seqrt int4, int8 activations":
+                 seqrt_quantized(args.cli, f32, "int4", activations="int8"),
+             "seqrt int8, int8 activations":
+                 seqrt_quantized(args.cli, f32, "int8", activations="int8")}
     rows = {}
     for label, path in files.items():
         seqrt = engines.run_seqrt(args.cli, path, inputs, directory / "out_s",

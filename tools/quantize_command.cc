@@ -1,6 +1,6 @@
 // seqrt quantize IN OUT --weights int8|int4 [--block N] [--symmetric]
 // [--skip NAME...] [--output-layer keep|int8|int4] [--embedding keep|int8|int4]
-// [--input NAME=PATH...]: optimises the model, rewrites its matmul weights
+// [--activations f32|int8] [--input NAME=PATH...]: optimises the model, rewrites its matmul weights
 // as weight-only quantized seqrt::Linear nodes and, when asked, its
 // embedding tables as seqrt::QuantizedGather
 // (compiler/quantize/quantize_weights.h) and writes a
@@ -31,7 +31,7 @@ namespace {
 
 struct QuantizeCommandOptions {
   std::string input, output, weights = "int8", output_layer = "keep",
-                             embedding = "keep";
+                             embedding = "keep", activations = "f32";
   int64_t block = 32;
   bool symmetric = false, no_mmap = false;
   std::vector<std::string> skip, inputs;
@@ -92,6 +92,11 @@ Status quantize_model(const QuantizeCommandOptions& options) {
                          bits_of("--output-layer", options.output_layer));
   SEQRT_ASSIGN_OR_RETURN(quantize.embedding_bits,
                          bits_of("--embedding", options.embedding));
+  if (options.activations != "f32" && options.activations != "int8") {
+    return invalid_argument("--activations '{}': expected f32 or int8",
+                            options.activations);
+  }
+  quantize.activation_bits = options.activations == "int8" ? 8 : 0;
   quantize.block_size = options.block;
   quantize.symmetric = options.symmetric;
   quantize.skip.insert(options.skip.begin(), options.skip.end());
@@ -136,8 +141,8 @@ Command add_quantize_command(CLI::App& app) {
   auto options = std::make_shared<QuantizeCommandOptions>();
   CLI::App* sub = app.add_subcommand(
       "quantize",
-      "Write a .seqrt whose matmul weights are 8- or 4-bit (weight-only, "
-      "f32 activations and accumulation)");
+      "Write a .seqrt whose matmul weights are 8- or 4-bit (f32 "
+      "activations and accumulation, or int8 activations on request)");
   sub->add_option("IN", options->input, "Model to read (.seqrt or .onnx)")
       ->required();
   sub->add_option("OUT", options->output, "File to write (.seqrt)")->required();
@@ -156,6 +161,10 @@ Command add_quantize_command(CLI::App& app) {
   sub->add_option("--embedding", options->embedding,
                   "Embedding tables (a Gather of rows of a constant "
                   "matrix): keep (f32, the default), int8 or int4");
+  sub->add_option("--activations", options->activations,
+                  "f32 (the default) or int8: the quantized matmuls quantize "
+                  "their input per block and compute in integers, as "
+                  "MatMulNBits' accuracy_level 4 (faster, less exact)");
   sub->add_option("--input", options->inputs,
                   "NAME=PATH (.npy or .pb): with inputs, print each output's "
                   "error against the f32 model on the CPU backend");

@@ -204,6 +204,12 @@ Status quantized_linear_supported(const Graph& graph, const Node& node) {
         "quantized W (bits 4 or 8), bits is {}",
         node.label(), bits);
   }
+  if (int_attr(node, "activation_bits", 0) != 0) {
+    return unsupported(
+        "{}: int8 activations (activation_bits 8) run on the CPU; the cuda "
+        "quantized Linear keeps X in f32",
+        node.label());
+  }
   for (size_t i : {kLinearX, kLinearB, kLinearWScale}) {
     if (i < node.inputs.size() && node.inputs[i] != kNoValue &&
         graph.value(node.inputs[i]).dtype != DType::kF32) {

@@ -251,6 +251,11 @@ Result<QuantizeReport> quantize_weights(Graph& graph,
         "quantize: embeddings take 4 or 8 bits, or 0 to stay f32; got {}",
         options.embedding_bits);
   }
+  if (options.activation_bits != 0 && options.activation_bits != 8) {
+    return invalid_argument(
+        "quantize: activations take 8 bits, or 0 to stay f32; got {}",
+        options.activation_bits);
+  }
   const int64_t block = options.block_size;
   if (block < 16 || (block & (block - 1)) != 0) {
     return invalid_argument(
@@ -317,6 +322,9 @@ Result<QuantizeReport> quantize_weights(Graph& graph,
     linear.attrs["bits"] = Attribute(int64_t{bits});
     linear.attrs["block_size"] = Attribute(block);
     linear.attrs["K"] = Attribute(c.weight.k);
+    if (options.activation_bits != 0) {
+      linear.attrs["activation_bits"] = Attribute(int64_t{options.activation_bits});
+    }
     node = std::move(linear);
     report.quantized.push_back(q);
   }

@@ -31,6 +31,9 @@ struct QuantizeOptions {
   // Bits of embedding tables (a Gather of rows of a constant f32 matrix,
   // which becomes seqrt::QuantizedGather): 0 keeps them in f32.
   int embedding_bits = 0;
+  // 8: the quantized Linears compute with int8 activations (activation_bits,
+  // ops/linalg/quantized_linear.h); 0 keeps X in f32.
+  int activation_bits = 0;
 };
 
 struct QuantizedWeight {

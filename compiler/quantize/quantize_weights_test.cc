@@ -133,6 +133,37 @@ TEST(QuantizeWeights, OutputsStayCloseToTheF32Model) {
   }
 }
 
+TEST(QuantizeWeights, Int8ActivationsStayCloseAndDifferFromWeightOnly) {
+  const Tensor x = random_uniform_f32({3, kK}, 8);
+  const Tensor want = run(two_layers(), x);
+  Graph weight_only = two_layers();
+  QuantizeOptions options;
+  options.output_layer_bits = 8;
+  ASSERT_TRUE(quantize_weights(weight_only, options).is_ok());
+  Graph int8 = two_layers();
+  options.activation_bits = 8;
+  ASSERT_TRUE(quantize_weights(int8, options).is_ok());
+  for (const char* name : {"hidden", "head"}) {
+    EXPECT_EQ(find(int8, name)->attrs.at("activation_bits").as_int(), 8);
+    EXPECT_EQ(find(weight_only, name)->attrs.count("activation_bits"), 0u);
+  }
+  const Tensor got = run(int8, x), weight_only_got = run(weight_only, x);
+  double worst = 0, scale = 0, apart = 0;
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    worst = std::max(worst, std::fabs(got.element_f64(i) - want.element_f64(i)));
+    apart = std::max(apart, std::fabs(got.element_f64(i) -
+                                      weight_only_got.element_f64(i)));
+    scale = std::max(scale, std::fabs(want.element_f64(i)));
+  }
+  EXPECT_LT(worst / scale, 0.03);
+  EXPECT_GT(apart, 0) << "the activations were really quantized";
+  options.activation_bits = 4;
+  Graph bad = two_layers();
+  EXPECT_NE(quantize_weights(bad, options).status().message().find(
+                "activations take 8 bits"),
+            std::string::npos);
+}
+
 TEST(QuantizeWeights, SkippedNodesStay) {
   Graph graph = two_layers();
   QuantizeOptions options;

@@ -11,6 +11,8 @@ namespace {
 
 // MatMulNBits' input indices.
 enum : size_t { kA = 0, kB, kScales, kZeroPoints, kGIdx, kBias };
+// The accuracy_level that asks for int8 compute (activations quantized).
+constexpr int64_t kInt8ComputeLevel = 4;
 
 // g_idx: only the trivial order (element k in block k / block_size).
 Status check_g_idx(const Node& node, const Graph& graph, int64_t k,
@@ -79,6 +81,8 @@ Status convert_matmul_nbits(Node& node, const Graph& graph,
   SEQRT_ASSIGN_OR_RETURN(int64_t n, contrib_int_attr(node, "N"));
   SEQRT_ASSIGN_OR_RETURN(int64_t bits, contrib_int_attr(node, "bits", 4));
   SEQRT_ASSIGN_OR_RETURN(int64_t block_size, contrib_int_attr(node, "block_size"));
+  SEQRT_ASSIGN_OR_RETURN(int64_t accuracy_level,
+                         contrib_int_attr(node, "accuracy_level", 0));
   if (bits != 4 && bits != 8) {
     return unsupported("{}: MatMulNBits with bits={} (seqrt imports 4 and 8)",
                        node.label(), bits);
@@ -169,6 +173,9 @@ Status convert_matmul_nbits(Node& node, const Graph& graph,
   node.attrs["bits"] = Attribute(bits);
   node.attrs["block_size"] = Attribute(block_size);
   node.attrs["K"] = Attribute(k);
+  if (accuracy_level == kInt8ComputeLevel) {
+    node.attrs["activation_bits"] = Attribute(int64_t{8});
+  }
   return Status::ok();
 }
 

@@ -9,8 +9,9 @@
 //                                     -> W_zero_point (N, n_blocks), one
 //                                        code per entry
 //   bias (N)                          -> B
-// bits 4 and 8; K, N, block_size kept; accuracy_level ignored (the CPU
-// kernel always accumulates in fp32). Float zero points, g_idx other than
+// bits 4 and 8; K, N, block_size kept; accuracy_level 4 (int8 compute,
+// which onnxruntime's CPU provider then uses) becomes activation_bits 8,
+// any other level keeps X in f32. Float zero points, g_idx other than
 // the trivial order, and weights that are not constants are refused.
 #pragma once
 

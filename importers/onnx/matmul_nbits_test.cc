@@ -54,7 +54,7 @@ void add_u8_initializer(onnx::GraphProto& graph, const std::string& name,
 
 // y (1, 2) = x (1, 5) · W + bias, W 4-bit with K = 5 (odd, one short block
 // of 16), N = 2; row n's codes are 0..4 (n = 0) and 15, 14, .. (n = 1).
-onnx::ModelProto nbits_model(int64_t bits = 4) {
+onnx::ModelProto nbits_model(int64_t bits = 4, int64_t accuracy_level = 0) {
   onnx::ModelProto model = make_model(21);
   auto* ms = model.add_opset_import();
   ms->set_domain("com.microsoft");
@@ -80,7 +80,7 @@ onnx::ModelProto nbits_model(int64_t bits = 4) {
   set_int_attr(node, "N", 2);
   set_int_attr(node, "bits", bits);
   set_int_attr(node, "block_size", 16);
-  set_int_attr(node, "accuracy_level", 4);
+  set_int_attr(node, "accuracy_level", accuracy_level);
   add_output(g, "y", TensorProto::FLOAT, {1, 2});
   return model;
 }
@@ -119,6 +119,27 @@ TEST(MatMulNBits, ImportsAsQuantizedLinearAndRuns) {
   ASSERT_EQ(y.dims(), (std::vector<int64_t>{1, 2}));
   EXPECT_FLOAT_EQ(y.data_as<float>()[0], y0);
   EXPECT_FLOAT_EQ(y.data_as<float>()[1], y1);
+}
+
+TEST(MatMulNBits, AccuracyLevel4RunsWithInt8Activations) {
+  Result<Graph> graph = import_model(nbits_model(4, /*accuracy_level=*/4));
+  ASSERT_TRUE(graph.is_ok()) << graph.status().message();
+  EXPECT_EQ(graph->nodes[0].attrs.at("activation_bits").as_int(), 8);
+  auto session = Session::create(std::move(*graph), SessionOptions{});
+  ASSERT_TRUE(session.is_ok()) << session.status().message();
+  Tensor x = Tensor::from_vector<float>({1, 5}, {1, 2, 3, 4, 5});
+  auto out = (*session)->run({{"x", x}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  // X's one block: scale 5/127, codes round(x·25.4) = 25, 51, 76, 102, 127.
+  // Row 0: (code − zp) = -2..2, Σ·x codes = 255; row 1: 7..3, Σ = 1650.
+  const float xs = 5.0f / 127.0f;
+  const Tensor& y = out->at("y");
+  EXPECT_NEAR(y.data_as<float>()[0], 1.0f + 0.5f * xs * 255, 1e-5);
+  EXPECT_NEAR(y.data_as<float>()[1], -1.0f + 0.25f * xs * 1650, 1e-5);
+  // Level 0 (unset) keeps X in f32.
+  Result<Graph> f32 = import_model(nbits_model(4, 0));
+  ASSERT_TRUE(f32.is_ok());
+  EXPECT_EQ(f32->nodes[0].attrs.count("activation_bits"), 0u);
 }
 
 std::string import_error(const onnx::ModelProto& model) {

@@ -5,6 +5,7 @@
 // sigmoid, silu. With bits = 4 or 8, W is weight-only quantized
 // (quantized_linear.h): the reference dequantises it exactly, then runs the
 // same product.
+#include <algorithm>
 #include <cmath>
 
 #include "ops/linalg/quantized_linear.h"
@@ -65,12 +66,18 @@ Result<QuantizedLinearDims> infer_quantized(InferContext& ctx) {
   return check_quantized_linear(ctx, in);
 }
 
-// The float form takes no quantization inputs.
+// The float form takes no quantization inputs or int8 activations.
 Status check_float_form(const OpContext& ctx, bool has_scale, bool has_zp) {
   if (has_scale || has_zp) {
     return ctx.error(
         "W_scale and W_zero_point belong to quantized weights; set bits to 4 "
         "or 8, or drop them");
+  }
+  if (linear_activation_bits(ctx) != 0) {
+    return ctx.error(
+        "activation_bits {} needs quantized weights (bits 4 or 8); float W "
+        "takes activation_bits 0",
+        linear_activation_bits(ctx));
   }
   return Status::ok();
 }
@@ -124,6 +131,50 @@ double activate(const std::string& activation, double v) {
   return v;  // "none"; the schema allows nothing else
 }
 
+// activation_bits 8: each row of X quantized per block (quantize_activation_
+// block), each block's dot product with (code − zp) exact in integers, then
+// scaled by W_scale·xs.
+void run_int8_activations(KernelContext& ctx, const QuantizedLinearDims& q,
+                          const std::string& activation, Tensor& y) {
+  const Tensor& x = *ctx.input(kLinearX);
+  const Tensor* b = ctx.input(kLinearB);
+  const uint8_t* codes = ctx.input(kLinearW)->data_as<uint8_t>();
+  const float* scales = ctx.input(kLinearWScale)->data_as<float>();
+  const Tensor* zp = ctx.input(kLinearWZeroPoint);
+  const uint8_t* zps = zp ? zp->data_as<uint8_t>() : nullptr;
+  const int64_t k = q.k, n = q.n;
+  const int64_t rows = k == 0 ? 0 : x.num_elements() / k;
+  std::vector<float> row(static_cast<size_t>(k));
+  std::vector<int8_t> xq(static_cast<size_t>(k));
+  std::vector<float> xs(static_cast<size_t>(q.n_blocks));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t r = 0; r < k; ++r) {
+      row[r] = static_cast<float>(x.element_f64(i * k + r));
+    }
+    for (int64_t blk = 0; blk < q.n_blocks; ++blk) {
+      const int64_t k0 = blk * q.block_size;
+      const int64_t count = std::min(q.block_size, k - k0);
+      xs[blk] = quantize_activation_block(row.data() + k0, count,
+                                          xq.data() + k0);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const uint8_t* w_row = codes + j * q.row_bytes;
+      double sum = b ? b->element_f64(j) : 0.0;
+      for (int64_t blk = 0; blk < q.n_blocks; ++blk) {
+        const int64_t at = j * q.n_blocks + blk;
+        const int64_t z = zps ? zps[at] : default_zero_point(q.bits);
+        const int64_t k1 = std::min(k, (blk + 1) * q.block_size);
+        int64_t dot = 0;
+        for (int64_t r = blk * q.block_size; r < k1; ++r) {
+          dot += (quantized_code(w_row, r, q.bits) - z) * xq[r];
+        }
+        sum += static_cast<double>(dot) * scales[at] * xs[blk];
+      }
+      y.set_element_f64(i * n + j, activate(activation, sum));
+    }
+  }
+}
+
 // The quantized form: W dequantised exactly (the contract's formula), then
 // the same product as the float form.
 Status run_quantized_linear(KernelContext& ctx) {
@@ -136,6 +187,11 @@ Status run_quantized_linear(KernelContext& ctx) {
   std::vector<int64_t> y_dims = x.dims();
   y_dims.back() = q.n;
   SEQRT_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), y_dims));
+  const std::string& activation = ctx.attr_string("activation");
+  if (q.activation_bits == 8) {
+    run_int8_activations(ctx, q, activation, *y);
+    return Status::ok();
+  }
   const int64_t k = q.k, n = q.n;
   std::vector<double> w_real(static_cast<size_t>(k * n));
   const uint8_t* codes = w.data_as<uint8_t>();
@@ -149,7 +205,6 @@ Status run_quantized_linear(KernelContext& ctx) {
       w_real[r * n + j] = (quantized_code(row, r, q.bits) - z) * scales[blk];
     }
   }
-  const std::string& activation = ctx.attr_string("activation");
   const int64_t rows = k == 0 ? 0 : x.num_elements() / k;
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < n; ++j) {
@@ -213,6 +268,8 @@ void register_linear(OpRegistry& registry) {
              // 0: float W (K, N); 4 or 8: quantized W (N, ceil(K·bits/8)).
              AttrSpec{"bits", AttrType::kInt, Attribute(int64_t{0})},
              AttrSpec{"block_size", AttrType::kInt, Attribute(int64_t{32})},
+             // 8: int8 activations per block (quantized_linear.h); 0: float.
+             AttrSpec{"activation_bits", AttrType::kInt, Attribute(int64_t{0})},
              AttrSpec{"K", AttrType::kInt, Attribute(int64_t{0})}};
   s.infer = infer_linear;
   s.reference = run_linear;

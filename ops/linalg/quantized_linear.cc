@@ -1,5 +1,8 @@
 #include "ops/linalg/quantized_linear.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,32 @@ Status check_dims(const OpContext& ctx, const char* what, const Shape* shape,
 }  // namespace
 
 int64_t linear_bits(const OpContext& ctx) { return ctx.attr_int("bits"); }
+
+int64_t linear_activation_bits(const OpContext& ctx) {
+  return ctx.attr_int("activation_bits");
+}
+
+float quantize_activation_block(const float* x, int64_t count, int8_t* codes) {
+  float most = 0.0f;
+  bool finite = true;
+  for (int64_t i = 0; i < count; ++i) {
+    finite = finite && std::isfinite(x[i]);
+    most = std::max(most, std::fabs(x[i]));
+  }
+  if (!finite) {
+    // No code stands for NaN or ±inf: a NaN scale carries them into Y.
+    std::fill(codes, codes + count, int8_t{0});
+    return std::numeric_limits<float>::quiet_NaN();
+  }
+  const float scale = most / 127.0f;
+  // The reciprocal, then a product per element: onnxruntime's rounding.
+  const float inverse = scale != 0.0f ? 1.0f / scale : 0.0f;
+  for (int64_t i = 0; i < count; ++i) {
+    const float q = std::nearbyint(x[i] * inverse);
+    codes[i] = static_cast<int8_t>(std::clamp(q, -127.0f, 127.0f));
+  }
+  return scale;
+}
 
 Result<QuantizedLinearDims> check_quantized_weight(const OpContext& ctx,
                                                    const LinearOperand& w,
@@ -103,6 +132,11 @@ Result<QuantizedLinearDims> check_quantized_linear(
   if (!is_float_activation(x.dtype)) {
     return ctx.error("X must be f32, f16 or bf16, got {}", dtype_name(x.dtype));
   }
+  const int64_t activation_bits = linear_activation_bits(ctx);
+  if (activation_bits != 0 && activation_bits != 8) {
+    return ctx.error("activation_bits must be 0 (float X) or 8, got {}",
+                     activation_bits);
+  }
   if (b.present && b.dtype != x.dtype) {
     return ctx.error("B must share X's dtype {}, got {}", dtype_name(x.dtype),
                      dtype_name(b.dtype));
@@ -124,6 +158,7 @@ Result<QuantizedLinearDims> check_quantized_linear(
   if (b.present) {
     SEQRT_RETURN_IF_ERROR(check_dims(ctx, "B", b.shape, {q.n}, "(N)"));
   }
+  q.activation_bits = activation_bits;
   return q;
 }
 

@@ -8,7 +8,15 @@
 //   W_zero_point u8 (N, n_blocks), one code per entry; absent means
 //                2^(bits-1), which makes symmetric signed weights exact.
 //   W_real[k, n] = (code(n, k) − zp(n, k/block)) · scale(n, k/block)
-// The last block is short when block_size does not divide K. Inference,
+// The last block is short when block_size does not divide K.
+// activation_bits = 8 (MatMulNBits' accuracy_level 4, `seqrt quantize
+// --activations int8`) computes with int8 activations: each row of X is
+// quantized per block of K, as onnxruntime's int8 compute does,
+//   xs = max|x| / 127 over the block,  xq = round_half_even(x · (1 / xs))
+// (xq = 0 where xs = 0), and each block's dot product is exact in integers:
+//   Y[n] = Σ_b W_scale(n, b) · xs_b · Σ_{k in b} (code(n, k) − zp) · xq_k.
+// A block holding NaN or ±inf gets a NaN scale, so its row's Y is NaN.
+// The default 0 keeps X in floating point. Inference,
 // the reference kernel and the CPU kernel all check a node through
 // check_quantized_linear, so they reject the same nodes with the same text.
 #pragma once
@@ -55,7 +63,12 @@ struct QuantizedLinearDims {
   int64_t block_size = 0;
   int64_t n_blocks = 0;
   int64_t row_bytes = 0;
+  int64_t activation_bits = 0;  // seqrt::Linear only: 0 or 8
 };
+
+// One block of a row of X as int8 codes (`count` of them into `codes`),
+// returning its scale xs: the one rounding every kernel shares.
+float quantize_activation_block(const float* x, int64_t count, int8_t* codes);
 
 // What the check needs of each input: its dtype and, when known, its shape.
 struct LinearOperand {
@@ -74,6 +87,8 @@ Result<QuantizedLinearDims> check_quantized_weight(const OpContext& ctx,
 
 // The `bits` attribute: 0 (a float Linear), 4 or 8.
 int64_t linear_bits(const OpContext& ctx);
+// The `activation_bits` attribute: 0 (float X) or 8.
+int64_t linear_activation_bits(const OpContext& ctx);
 
 // Checks the quantized form (bits 4 or 8): attributes, dtypes (X f32/f16/
 // bf16, W u8, B X's dtype, W_scale f32, W_zero_point u8) and every known

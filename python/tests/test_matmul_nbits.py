@@ -34,9 +34,11 @@ def matmul_model(seed: int) -> onnx.ModelProto:
                              opset_imports=[helper.make_opsetid("", 21)])
 
 
-def quantized(bits: int, symmetric: bool) -> onnx.ModelProto:
+def quantized(bits: int, symmetric: bool,
+              accuracy_level=None) -> onnx.ModelProto:
     config = DefaultWeightOnlyQuantConfig(block_size=32,
-                                          is_symmetric=symmetric, bits=bits)
+                                          is_symmetric=symmetric, bits=bits,
+                                          accuracy_level=accuracy_level)
     quantizer = MatMulNBitsQuantizer(matmul_model(bits), algo_config=config)
     quantizer.process()
     return quantizer.model.model
@@ -72,6 +74,32 @@ def test_matches_onnxruntime(tmp_path, bits, symmetric):
                                                                  {"x": x})
     drift = np.max(np.abs(got - exact)) / np.max(np.abs(exact))
     assert 0 < drift < (0.1 if bits == 4 else 0.01), drift
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+@pytest.mark.parametrize("symmetric", [True, False],
+                         ids=["symmetric", "asymmetric"])
+def test_accuracy_level_4_computes_with_int8_activations(tmp_path, bits,
+                                                         symmetric):
+    """accuracy_level 4 asks for int8 compute: onnxruntime then quantizes
+    each block of X to int8, and seqrt does the same (activation_bits 8),
+    so the two agree far closer than either does with f32 activations."""
+    path = tmp_path / "acc4.onnx"
+    onnx.save(quantized(bits, symmetric, accuracy_level=4), str(path))
+    levels = [a.i for node in onnx.load(str(path)).graph.node
+              for a in node.attribute if a.name == "accuracy_level"]
+    assert levels == [4], levels
+    x = np.random.default_rng(8).uniform(-1, 1, (M, K)).astype(np.float32)
+    got, want = run_both(path, x)
+    scale = np.max(np.abs(want))
+    error = np.max(np.abs(got - want)) / scale
+    assert error <= 1e-5, f"relative error {error}"
+    f32_path = tmp_path / "acc0.onnx"
+    onnx.save(quantized(bits, symmetric), str(f32_path))
+    f32_activations, = seqrt.Session(str(f32_path), backend="cpu").run(
+        None, {"x": x})
+    drift = np.max(np.abs(got - np.asarray(f32_activations))) / scale
+    assert 10 * error < drift < 0.02, (error, drift)
 
 
 def run_both(path, x):

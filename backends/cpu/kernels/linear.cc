@@ -81,7 +81,7 @@ Status run_quantized(KernelContext& ctx) {
     w.row_bytes = q.row_bytes;
     quantized_linear(x.data_as<float>(), x.num_elements() / q.k, w,
                      b_in ? b.data_as<float>() : nullptr, *activation,
-                     y.mutable_data_as<float>());
+                     q.activation_bits, y.mutable_data_as<float>());
   }
   return set_output_as(ctx, 0, y, x_in.dtype());
 }

@@ -45,7 +45,8 @@ float activate(onednn::Activation activation, float v) {
   return v;
 }
 
-// dst[:, n0:n1] = act(dst + bias).
+}  // namespace
+
 void finish_columns(float* dst, int64_t rows, int64_t n, int64_t n0, int64_t n1,
                     const float* bias, onednn::Activation activation) {
   if (bias == nullptr && activation == onednn::Activation::kNone) return;
@@ -57,13 +58,15 @@ void finish_columns(float* dst, int64_t rows, int64_t n, int64_t n0, int64_t n1,
   }
 }
 
-}  // namespace
-
 void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
                       const float* bias, onednn::Activation activation,
-                      float* dst) {
+                      int64_t activation_bits, float* dst) {
   const int64_t n = w.n, k = w.k;
   if (rows <= 0 || n <= 0) return;
+  if (activation_bits == 8) {
+    quantized_linear_i8(src, rows, w, bias, activation, dst);
+    return;
+  }
   std::vector<float> x(static_cast<size_t>(rows * k));
   for (int64_t r = 0; r < rows; ++r) {
     permute_activations(src + r * k, k, w.bits, w.block_size, x.data() + r * k);

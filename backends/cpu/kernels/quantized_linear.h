@@ -24,10 +24,37 @@ struct QuantizedWeights {
 };
 
 // dst (rows, N) = act(src (rows, K) · W_real + bias); bias (N) or null.
-// Threads over N.
+// Threads over N. activation_bits 8: X quantized to int8 per block first
+// (the op's contract), every row group through quantized_gemv_i8.
 void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
                       const float* bias, onednn::Activation activation,
-                      float* dst);
+                      int64_t activation_bits, float* dst);
+// The activation_bits 8 path of quantized_linear (quantized_linear_i8.cc).
+void quantized_linear_i8(const float* src, int64_t rows,
+                         const QuantizedWeights& w, const float* bias,
+                         onednn::Activation activation, float* dst);
+// dst[:, n0:n1] = act(dst + bias) for dst (rows, N): both paths' last step.
+void finish_columns(float* dst, int64_t rows, int64_t n, int64_t n0,
+                    int64_t n1, const float* bias,
+                    onednn::Activation activation);
+
+// out (K) = x (K) in chunk order, for `chunk` elements per chunk: for 4-bit
+// codes each whole chunk holds its even elements first, then its odd ones
+// (low nibbles, then high); the elements after the last whole chunk keep
+// their order.
+template <typename In, typename Out>
+void permute_chunks(const In* x, int64_t k, int64_t bits, int64_t chunk,
+                    Out* out) {
+  const int64_t whole = k / chunk * chunk;
+  const int64_t half = chunk / 2;
+  for (int64_t c = 0; c < whole; c += chunk) {
+    for (int64_t i = 0; i < chunk; ++i) {
+      out[c + i] = bits == 4 ? x[c + (i < half ? 2 * i : 2 * (i - half) + 1)]
+                             : x[c + i];
+    }
+  }
+  for (int64_t i = whole; i < k; ++i) out[i] = x[i];
+}
 
 // The SIMD pieces (dispatched to the CPU's best instruction set).
 //
@@ -50,5 +77,18 @@ void quantized_gemv(const float* x, int64_t ldx, const float* block_sums,
 // [n0, n1) and k in [k0, k1); k0 is a multiple of block_size, k1 too or K.
 void dequantize_tile(const QuantizedWeights& w, int64_t n0, int64_t n1,
                      int64_t k0, int64_t k1, float* out, int64_t ld);
+
+// The int8-activation pieces (quantized_linear_i8_simd.cc): codes and
+// activations meet as int16, chunks as wide as the block allows.
+//
+// out (K) = x (K), X's int8 codes, as int16 in that kernel's chunk order.
+void permute_activation_codes(const int8_t* x, int64_t k, int64_t bits,
+                              int64_t block_size, int16_t* out);
+// dst[r·ldd + j] = Σ_b W_scale(j, b)·xs[r·n_blocks + b]·Σ_{k in b}
+// (code − zp)·x[r·ldx + k] for j in [n0, n1) and r < rows (1..4), x from
+// permute_activation_codes.
+void quantized_gemv_i8(const int16_t* x, int64_t ldx, const float* xs,
+                       int64_t rows, const QuantizedWeights& w, int64_t n0,
+                       int64_t n1, float* dst, int64_t ldd);
 
 }  // namespace seqrt::cpu

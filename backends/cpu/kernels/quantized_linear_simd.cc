@@ -41,20 +41,7 @@ int64_t ChunkImpl(int64_t bits, int64_t block_size) {
 
 void PermuteImpl(const float* x, int64_t k, int64_t bits, int64_t block_size,
                  float* out) {
-  const int64_t chunk = ChunkImpl(bits, block_size);
-  const int64_t whole = k / chunk * chunk;
-  if (bits == 4) {
-    const int64_t half = chunk / 2;
-    for (int64_t c = 0; c < whole; c += chunk) {
-      for (int64_t i = 0; i < half; ++i) {
-        out[c + i] = x[c + 2 * i];
-        out[c + half + i] = x[c + 2 * i + 1];
-      }
-    }
-  } else {
-    std::copy(x, x + whole, out);
-  }
-  std::copy(x + whole, x + k, out + whole);
+  permute_chunks(x, k, bits, ChunkImpl(bits, block_size), out);
 }
 
 // One chunk's codes as floats, minus `zp` when kSubZp: the low nibbles (the

@@ -122,6 +122,12 @@ Status supports_quantized_linear(const Graph& graph, const Node& node) {
         "{}: weight-only quantized Linear takes bits 4 or 8 on Vulkan, not {}",
         node.label(), bits);
   }
+  if (node_attr_int(node, "activation_bits") != 0) {
+    return unsupported(
+        "{}: int8 activations (activation_bits 8) run on the CPU; Vulkan's "
+        "quantized Linear keeps X in f32",
+        node.label());
+  }
   SEQRT_RETURN_IF_ERROR(require_input(graph, node, kLinearX, DType::kF32));
   SEQRT_RETURN_IF_ERROR(require_input(graph, node, kLinearB, DType::kF32));
   SEQRT_RETURN_IF_ERROR(require_input(graph, node, kLinearW, DType::kU8));

@@ -5,6 +5,7 @@
 // sgemm path, K over more than one tile), N crossing the CPU's column
 // tiles, bias and activations, f16 X, and the malformed nodes; then the
 // Vulkan GEMV/GEMM switch, its tiles and a grid past 65535 workgroups.
+#include <algorithm>
 #include <string>
 
 #include "ops/linalg/quantized_linear.h"
@@ -22,6 +23,7 @@ struct QuantSpec {
   bool bias = true;
   std::string activation = "none";
   DType dtype = DType::kF32;
+  int64_t activation_bits = 0;
 };
 
 OpCase quantized(const std::string& name, const QuantSpec& s, uint64_t seed) {
@@ -42,7 +44,8 @@ OpCase quantized(const std::string& name, const QuantSpec& s, uint64_t seed) {
                        {{"activation", s.activation},
                         {"bits", s.bits},
                         {"block_size", s.block},
-                        {"K", k}});
+                        {"K", k},
+                        {"activation_bits", s.activation_bits}});
   c.domain = kSeqrtDomain;
   c.constant_inputs = {false, true, true, true, true};
   // fp32 accumulation against the reference's fp64.
@@ -90,6 +93,35 @@ void add_value_cases(std::vector<OpCase>& cases) {
   add("q4_m2_many_columns", {{2, 16}, 8 * 65536 + 3, 4, 16, true, true});
 }
 
+// int8 activations (activation_bits 8): the CPU's integer GEMV at each of
+// its chunk widths (4-bit chunks of 64, 32 and 16: blocks 16, 32, 128),
+// a short last block and odd K, 1..4 rows and row groups past 4, N crossing
+// its 16-column tiles, f16 X, and a row with a zero block (scale 0).
+void add_int8_activation_cases(std::vector<OpCase>& cases) {
+  uint64_t seed = 500;
+  auto add = [&](const std::string& name, QuantSpec s) {
+    s.activation_bits = 8;
+    cases.push_back(quantized(name, s, seed));
+    seed += 10;
+  };
+  add("a8_q4_m1_block16", {{1, 64}, 40, 4, 16, true, true});
+  add("a8_q4_m1_block32_no_zp", {{1, 256}, 33, 4, 32, false, false});
+  add("a8_q4_m3_block128_silu", {{3, 384}, 50, 4, 128, true, true, "silu"});
+  add("a8_q4_m4_short_block_odd_k", {{4, 101}, 17, 4, 32, true, true});
+  add("a8_q4_m9_row_groups_gelu", {{9, 160}, 70, 4, 64, false, true, "gelu"});
+  add("a8_q8_m1_zp", {{1, 96}, 70, 8, 32, true, true});
+  add("a8_q8_m2_short_block_relu", {{2, 75}, 19, 8, 16, true, false, "relu"});
+  add("a8_q8_m37_block1024", {{37, 1100}, 9, 8, 1024, false, true});
+  add("a8_q4_rank3_f16", {{2, 3, 64}, 24, 4, 32, true, true, "none",
+                          DType::kF16});
+  QuantSpec zero{{2, 64}, 20, 4, 32, true, true};
+  zero.activation_bits = 8;
+  OpCase zeros = quantized("a8_q4_zero_block", zero, seed);
+  float* x = zeros.inputs[kLinearX].mutable_data_as<float>();
+  std::fill(x + 32, x + 64, 0.0f);  // row 0's second block
+  cases.push_back(zeros);
+}
+
 void add_error_cases(std::vector<OpCase>& cases) {
   const QuantSpec base{{2, 64}, 8, 4, 32, true, true};
   auto bad = [&](const std::string& name) {
@@ -125,12 +157,23 @@ void add_error_cases(std::vector<OpCase>& cases) {
   float_form.attrs["bits"] = Attribute(0);
   float_form.inputs[kLinearW] = random_tensor(DType::kF32, {64, 8}, 305);
   cases.push_back(expect_failure(float_form));
+  OpCase activation4 = bad("q_rejects_activation_bits_4");
+  activation4.attrs["activation_bits"] = Attribute(4);
+  cases.push_back(expect_failure(activation4));
+  OpCase float_a8 = bad("q_rejects_activation_bits_on_float_w");
+  float_a8.attrs["bits"] = Attribute(0);
+  float_a8.attrs["activation_bits"] = Attribute(8);
+  float_a8.inputs[kLinearW] = random_tensor(DType::kF32, {64, 8}, 306);
+  float_a8.inputs.resize(kLinearWScale);
+  float_a8.constant_inputs.resize(kLinearWScale);
+  cases.push_back(expect_failure(float_a8));
 }
 
 }  // namespace
 
 void add_quantized_linear_cases(std::vector<OpCase>& cases) {
   add_value_cases(cases);
+  add_int8_activation_cases(cases);
   add_error_cases(cases);
 }
 
