@@ -290,7 +290,8 @@ Result<QuantizeReport> quantize_weights(Graph& graph,
       continue;
     }
     const Candidate& c = *found;
-    const std::string& weight_name = graph.value(c.w).name;
+    // A copy: adding constants below may move graph.values.
+    const std::string weight_name = graph.value(c.w).name;
     if (options.skip.count(node.name) || options.skip.count(weight_name)) {
       report.kept.push_back(fmt::format("{}: skipped as asked", node.label()));
       continue;

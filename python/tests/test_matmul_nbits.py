@@ -6,6 +6,10 @@ K = 100 is no multiple of the block (32): the last block is short, and the
 4-bit zero points of 4 blocks pack into 2 bytes a row.
 """
 
+import os
+import pathlib
+import subprocess
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -17,6 +21,8 @@ from onnxruntime.quantization.matmul_nbits_quantizer import (
 import seqrt
 
 M, K, N = 3, 100, 40
+REPO = pathlib.Path(__file__).resolve().parents[2]
+CLI = os.environ.get("SEQRT_CLI", str(REPO / "build/dev/tools/seqrt"))
 
 
 def matmul_model(seed: int) -> onnx.ModelProto:
@@ -164,3 +170,27 @@ def test_dynamic_int8_quantization_matches_onnxruntime(tmp_path):
     got, want = run_both(path, x)
     error = np.max(np.abs(got - want)) / np.max(np.abs(want))
     assert error <= 1e-3, f"relative error {error}"
+
+
+def test_seqrt_quantize_int8_activations(tmp_path):
+    """`seqrt quantize --activations int8` writes Linears that quantize X
+    per block: close to the f32 model, and not the weight-only result."""
+    fp32 = tmp_path / "fp32.onnx"
+    onnx.save(matmul_model(9), str(fp32))
+    x = np.random.default_rng(9).uniform(-1, 1, (M, K)).astype(np.float32)
+    outputs = {}
+    for activations in ("f32", "int8"):
+        out = tmp_path / f"{activations}.seqrt"
+        subprocess.run([CLI, "quantize", str(fp32), str(out), "--weights",
+                        "int8", "--output-layer", "int8", "--activations",
+                        activations], check=True, capture_output=True)
+        outputs[activations], = seqrt.Session(str(out)).run(None, {"x": x})
+    exact, = seqrt.Session(str(fp32)).run(None, {"x": x})
+    scale = np.max(np.abs(exact))
+    assert np.max(np.abs(outputs["int8"] - exact)) / scale < 0.02
+    assert np.max(np.abs(outputs["int8"] - outputs["f32"])) > 0
+    refused = subprocess.run([CLI, "quantize", str(fp32),
+                              str(tmp_path / "bad.seqrt"), "--activations",
+                              "int4"], capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "--activations 'int4': expected f32 or int8" in refused.stderr
