@@ -63,9 +63,19 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
                       int64_t activation_bits, float* dst) {
   const int64_t n = w.n, k = w.k;
   if (rows <= 0 || n <= 0) return;
+  std::vector<float> rounded;
   if (activation_bits == 8) {
-    quantized_linear_i8(src, rows, w, bias, activation, dst);
-    return;
+    if (rows <= kGemvMaxRows) {
+      quantized_linear_i8(src, rows, w, bias, activation, dst);
+      return;
+    }
+    // A prompt's rows: the tiled sgemm below, which reads each tile of W
+    // once for all rows, beats the integer GEMV (2.8x at 64 rows with
+    // AVX-512); X takes its int8 values xq·xs, so this is the int8
+    // computation up to fp32 rounding.
+    rounded.resize(static_cast<size_t>(rows * k));
+    round_to_int8_activations(src, rows, w, rounded.data());
+    src = rounded.data();
   }
   std::vector<float> x(static_cast<size_t>(rows * k));
   for (int64_t r = 0; r < rows; ++r) {

@@ -25,14 +25,18 @@ struct QuantizedWeights {
 
 // dst (rows, N) = act(src (rows, K) · W_real + bias); bias (N) or null.
 // Threads over N. activation_bits 8: X quantized to int8 per block first
-// (the op's contract), every row group through quantized_gemv_i8.
+// (the op's contract); a few rows then run the integer GEMV
+// (quantized_linear_i8), more rows the float path on X's int8 values.
 void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
                       const float* bias, onednn::Activation activation,
                       int64_t activation_bits, float* dst);
-// The activation_bits 8 path of quantized_linear (quantized_linear_i8.cc).
+// The integer path of quantized_linear (quantized_linear_i8.cc).
 void quantized_linear_i8(const float* src, int64_t rows,
                          const QuantizedWeights& w, const float* bias,
                          onednn::Activation activation, float* dst);
+// out (rows, K) = src's int8 values xq·xs, per block of W.
+void round_to_int8_activations(const float* src, int64_t rows,
+                               const QuantizedWeights& w, float* out);
 // dst[:, n0:n1] = act(dst + bias) for dst (rows, N): both paths' last step.
 void finish_columns(float* dst, int64_t rows, int64_t n, int64_t n0,
                     int64_t n1, const float* bias,
