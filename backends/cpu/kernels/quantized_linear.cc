@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels/quantized_linear.h"
+#include "backends/cpu/kernels/quantized_linear_vnni.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/gemm.h"
 
@@ -16,6 +17,12 @@ namespace {
 // Up to this many rows of X the GEMV re-unpacks W per group of 4 rows;
 // beyond, dequantising a tile once and running sgemm is cheaper.
 constexpr int64_t kGemvMaxRows = 8;
+// int8 activations run the VNNI GEMV for a decode step of 4-bit weights
+// only: there it beat the float GEMV (82 against 97 us for a 1024x2816
+// layer on a Xeon with AVX512-VNNI); at 4 rows, or with 8-bit codes, the
+// float kernels on X's int8 values were faster (209 against 173 us, 132
+// against 105 us).
+constexpr int64_t kVnniMaxRows = 1;
 constexpr int64_t kGemvGroup = 4;
 // W rows per parallel task: the GEMV's, and the sgemm tile's N.
 constexpr int64_t kGemvTileN = 16;
@@ -65,14 +72,13 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
   if (rows <= 0 || n <= 0) return;
   std::vector<float> rounded;
   if (activation_bits == 8) {
-    if (rows <= kGemvMaxRows) {
+    if (rows <= kVnniMaxRows && w.bits == 4 && vnni_gemv_takes(w)) {
       quantized_linear_i8(src, rows, w, bias, activation, dst);
       return;
     }
-    // A prompt's rows: the tiled sgemm below, which reads each tile of W
-    // once for all rows, beats the integer GEMV (2.8x at 64 rows with
-    // AVX-512); X takes its int8 values xq·xs, so this is the int8
-    // computation up to fp32 rounding.
+    // Elsewhere the float kernels below are faster than an integer GEMV
+    // (measured: bench/quantized_linear_bench): X takes its int8 values
+    // xq·xs, so this is the int8 computation up to fp32 rounding.
     rounded.resize(static_cast<size_t>(rows * k));
     round_to_int8_activations(src, rows, w, rounded.data());
     src = rounded.data();

@@ -25,15 +25,21 @@ struct QuantizedWeights {
 
 // dst (rows, N) = act(src (rows, K) · W_real + bias); bias (N) or null.
 // Threads over N. activation_bits 8: X quantized to int8 per block first
-// (the op's contract); a few rows then run the integer GEMV
-// (quantized_linear_i8), more rows the float path on X's int8 values.
+// (the op's contract); a decode step of 4-bit W on a CPU with VNNI then
+// runs the integer GEMV (quantized_linear_i8), the rest the float kernels
+// on X's int8 values.
 void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
                       const float* bias, onednn::Activation activation,
                       int64_t activation_bits, float* dst);
-// The integer path of quantized_linear (quantized_linear_i8.cc).
+// The integer path of quantized_linear (quantized_linear_i8.cc), for W
+// that vnni_gemv_takes.
 void quantized_linear_i8(const float* src, int64_t rows,
                          const QuantizedWeights& w, const float* bias,
                          onednn::Activation activation, float* dst);
+// One row of X (K) as int8 codes (K) and block scales (n_blocks), by
+// quantize_activation_block, block by block of W.
+void quantize_activation_row(const float* row, const QuantizedWeights& w,
+                             int8_t* codes, float* scales);
 // out (rows, K) = src's int8 values xq·xs, per block of W.
 void round_to_int8_activations(const float* src, int64_t rows,
                                const QuantizedWeights& w, float* out);
@@ -81,18 +87,5 @@ void quantized_gemv(const float* x, int64_t ldx, const float* block_sums,
 // [n0, n1) and k in [k0, k1); k0 is a multiple of block_size, k1 too or K.
 void dequantize_tile(const QuantizedWeights& w, int64_t n0, int64_t n1,
                      int64_t k0, int64_t k1, float* out, int64_t ld);
-
-// The int8-activation pieces (quantized_linear_i8_simd.cc): codes and
-// activations meet as int16, chunks as wide as the block allows.
-//
-// out (K) = x (K), X's int8 codes, as int16 in that kernel's chunk order.
-void permute_activation_codes(const int8_t* x, int64_t k, int64_t bits,
-                              int64_t block_size, int16_t* out);
-// dst[r·ldd + j] = Σ_b W_scale(j, b)·xs[r·n_blocks + b]·Σ_{k in b}
-// (code − zp)·x[r·ldx + k] for j in [n0, n1) and r < rows (1..4), x from
-// permute_activation_codes.
-void quantized_gemv_i8(const int16_t* x, int64_t ldx, const float* xs,
-                       int64_t rows, const QuantizedWeights& w, int64_t n0,
-                       int64_t n1, float* dst, int64_t ldd);
 
 }  // namespace seqrt::cpu

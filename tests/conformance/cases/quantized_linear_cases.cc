@@ -93,10 +93,12 @@ void add_value_cases(std::vector<OpCase>& cases) {
   add("q4_m2_many_columns", {{2, 16}, 8 * 65536 + 3, 4, 16, true, true});
 }
 
-// int8 activations (activation_bits 8): the CPU's integer GEMV at each of
-// its chunk widths (4-bit chunks of 64, 32 and 16: blocks 16, 32, 128),
-// a short last block and odd K, 1..4 rows and row groups past 4, N crossing
-// its 16-column tiles, f16 X, and a row with a zero block (scale 0).
+// int8 activations (activation_bits 8): one row of 4-bit codes in blocks
+// of 32 (VNNI units spanning two blocks) and 64 with zero points and a
+// tail past the last unit (the CPU's VNNI GEMV, where the CPU has it),
+// block 16, 8-bit codes and more rows (its float kernels on X's int8
+// values), a short last block and odd K, N crossing its 16-column tiles,
+// f16 X, and a row with a zero block (scale 0).
 void add_int8_activation_cases(std::vector<OpCase>& cases) {
   uint64_t seed = 500;
   auto add = [&](const std::string& name, QuantSpec s) {
@@ -106,6 +108,7 @@ void add_int8_activation_cases(std::vector<OpCase>& cases) {
   };
   add("a8_q4_m1_block16", {{1, 64}, 40, 4, 16, true, true});
   add("a8_q4_m1_block32_no_zp", {{1, 256}, 33, 4, 32, false, false});
+  add("a8_q4_m1_block64_zp_tail", {{1, 200}, 45, 4, 64, true, true});
   add("a8_q4_m3_block128_silu", {{3, 384}, 50, 4, 128, true, true, "silu"});
   add("a8_q4_m4_short_block_odd_k", {{4, 101}, 17, 4, 32, true, true});
   add("a8_q4_m9_row_groups_gelu", {{9, 160}, 70, 4, 64, false, true, "gelu"});
