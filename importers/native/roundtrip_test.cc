@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "graph/builder.h"
@@ -161,6 +162,41 @@ TEST(NativeRoundTrip, PackedInt4AndFloat8Tensors) {
   EXPECT_TRUE(saw_i4);
 }
 
+TEST(NativeRoundTrip, Float4E2M1AndFloat8E8M0Tensors) {  // format 1.2
+  // An odd count of f4e2m1: the last byte holds one nibble.
+  Tensor f4 = Tensor::allocate(DType::kF4E2M1, {5}).value();
+  const double values[] = {-6.0, 0.5, 1.5, -0.0, 3.0};
+  for (int64_t i = 0; i < 5; ++i) f4.set_element_f64(i, values[i]);
+  Tensor e8m0 = Tensor::allocate(DType::kF8E8M0, {3}).value();
+  for (int64_t i = 0; i < 3; ++i) e8m0.set_element_f64(i, std::ldexp(1.0, i));
+  GraphBuilder b("microscaled");
+  ValueId w = b.constant("w", f4);
+  ValueId scale = b.constant("scale", Tensor::scalar<float>(0.5f));
+  b.output(b.add("DequantizeLinear", {w, scale}), "y");
+  b.output(b.constant("e", e8m0), "e");
+  Graph graph = std::move(b).build().value();
+  AlignedImage image(write_or_die(graph));
+  Result<Graph> back =
+      read_seqrt_buffer(image.owner(), image.data(), image.size());
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_TRUE(graphs_equal(graph, *back));
+  std::vector<Tensor> tensors;
+  collect_tensors(*back, tensors);
+  int seen = 0;
+  for (const Tensor& t : tensors) {
+    if (t.dtype() == DType::kF4E2M1) {
+      ++seen;
+      EXPECT_EQ(t.byte_size(), 3u);
+      for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(t.element_f64(i), values[i]);
+    } else if (t.dtype() == DType::kF8E8M0) {
+      ++seen;
+      EXPECT_EQ(t.byte_size(), 3u);
+      EXPECT_EQ(t.element_f64(2), 4.0);
+    }
+  }
+  EXPECT_EQ(seen, 2);
+}
+
 TEST(NativeWriter, RefusesAGraphThatFailsVerification) {
   Graph graph = weights_graph(4);
   graph.nodes[0].inputs.push_back(99);
@@ -212,6 +248,16 @@ TEST(NativeVersion, AcceptsANewerMinorVersion) {
   Result<Graph> back = read_test_image(bytes);
   ASSERT_TRUE(back.is_ok()) << back.status().to_string();
   EXPECT_TRUE(graphs_equal(weights_graph(4), *back));
+}
+
+TEST(NativeVersion, ReadsEveryOlderMinorVersion) {
+  for (uint16_t minor = 0; minor < kSeqrtFormatMinor; ++minor) {
+    std::vector<uint8_t> bytes =
+        with_version(write_or_die(weights_graph(4)), kSeqrtFormatMajor, minor);
+    Result<Graph> back = read_test_image(bytes);
+    ASSERT_TRUE(back.is_ok()) << minor << ": " << back.status().to_string();
+    EXPECT_TRUE(graphs_equal(weights_graph(4), *back));
+  }
 }
 
 TEST(NativeVersion, RefusesAnotherMajorVersionNamingBoth) {
