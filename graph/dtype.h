@@ -84,7 +84,9 @@ uint8_t f64_to_f8(DType dtype, double value, bool saturate);
 // one, a tie (1.5 * 2^k) going up.
 enum class E8M0Rounding : uint8_t { kUp, kDown, kNearest };
 // E8M0 has no sign, so the sign is dropped; magnitudes at or below 2^-127
-// (zero included) become 0x00, 2^-127, its smallest value. NaN and the
+// (zero included) become 0x00, 2^-127, its smallest value (ONNX's
+// reference, reading the f32 exponent field, rounds nonzero f32 subnormals
+// up to 0x01 instead; normal inputs agree in every mode). NaN and the
 // infinities become 0xff (NaN) as ONNX's reference writes them; a finite
 // magnitude that rounds past 2^127 becomes 0xfe (2^127) with `saturate`,
 // else 0xff.
