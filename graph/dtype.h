@@ -32,9 +32,16 @@ enum class DType : uint8_t {
   kF8E4M3FNUZ = 13,
   kF8E5M2 = 14,
   kF8E5M2FNUZ = 15,
+  // ONNX FLOAT8E8M0 (the OCP microscaling scale): exponent only, no sign, no
+  // zero, no infinity; code c is 2^(c - 127), 0xff is NaN.
+  kF8E8M0 = 16,
+  // ONNX FLOAT4E2M1: sign, 2 exponent bits (bias 1), 1 mantissa bit, no
+  // infinity or NaN: +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}. Packed two a byte like
+  // kI4/kU4.
+  kF4E2M1 = 17,
 };
 
-inline constexpr DType kLastDType = DType::kF8E5M2FNUZ;
+inline constexpr DType kLastDType = DType::kF4E2M1;
 
 // Bits per element; 0 for kUndefined.
 size_t dtype_bits(DType dtype);
@@ -45,19 +52,22 @@ size_t dtype_bytes(DType dtype, size_t count);
 // the packed 4-bit types, which have no whole-byte element (use dtype_bytes).
 size_t dtype_size(DType dtype);
 // "f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64", "bool", "i4", "u4",
-// "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz".
+// "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "f8e8m0", "f4e2m1".
 const char* dtype_name(DType dtype);
 std::optional<DType> parse_dtype(std::string_view name);
 bool is_float(DType dtype);    // f32, f16, bf16, f64
 bool is_integer(DType dtype);  // i8, u8, i32, i64
-bool is_packed(DType dtype);   // i4, u4
-bool is_float8(DType dtype);   // the four float8 formats
+bool is_packed(DType dtype);   // i4, u4, f4e2m1: two elements a byte
+bool is_float8(DType dtype);   // the five float8 formats, f8e8m0 included
+// The float8s and f4e2m1: floats read and written through element_f64.
+bool is_storage_float(DType dtype);
 // Types only a few ops take (Cast, CastLike, the quantization ops,
-// Constant): i4, u4 and the float8s. Every other op refuses them at type
-// check, so no kernel ever reads them as whole bytes.
+// Constant): i4, u4, f4e2m1 and the float8s. Every other op refuses them
+// at type check, so no kernel ever reads them as whole bytes.
 bool is_storage_only(DType dtype);
 
-// 4-bit elements: element i of packed data, sign-extended for i4.
+// 4-bit elements of any packed dtype: element i of packed data (its raw
+// nibble for u4 and f4e2m1), sign-extended for i4.
 int8_t unpack_int4(const uint8_t* data, int64_t i, bool is_signed);
 // Stores the low 4 bits of `value` as element i, keeping its neighbour.
 void pack_int4(uint8_t* data, int64_t i, int8_t value);
@@ -65,9 +75,29 @@ void pack_int4(uint8_t* data, int64_t i, int8_t value);
 // The float8 formats <-> float. Encoding rounds to nearest even; with
 // `saturate`, values beyond the largest finite one (infinities included)
 // become it; without, they become infinity (E5M2) or NaN (the others), as
-// ONNX's Cast does.
+// ONNX's Cast does. f8e8m0 encodes as f64_to_e8m0 with kUp, Cast's default.
 float f8_to_f32(DType dtype, uint8_t bits);
 uint8_t f64_to_f8(DType dtype, double value, bool saturate);
+
+// ONNX Cast's `round_mode` for f8e8m0, on the magnitude: kUp to the nearest
+// power of two at or above it, kDown at or below it, kNearest to the nearer
+// one, a tie (1.5 * 2^k) going up.
+enum class E8M0Rounding : uint8_t { kUp, kDown, kNearest };
+// E8M0 has no sign, so the sign is dropped; magnitudes at or below 2^-127
+// (zero included) become 0x00, 2^-127, its smallest value (ONNX's
+// reference, reading the f32 exponent field, rounds nonzero f32 subnormals
+// up to 0x01 instead; normal inputs agree in every mode). NaN and the
+// infinities become 0xff (NaN) as ONNX's reference writes them; a finite
+// magnitude that rounds past 2^127 becomes 0xfe (2^127) with `saturate`,
+// else 0xff.
+uint8_t f64_to_e8m0(double value, bool saturate, E8M0Rounding rounding);
+
+// f4e2m1 nibbles (the low 4 bits) <-> float. Encoding rounds to nearest
+// even and always saturates to +-6, the format having no infinity; NaN
+// becomes 0x8 (-0), as ONNX's reference and its conformance data write it
+// (the spec's table says +6).
+float f4e2m1_to_f32(uint8_t nibble);
+uint8_t f64_to_f4e2m1(double value);
 
 // Conversions for the 16-bit float formats (IEEE half and bfloat16).
 float f16_to_f32(uint16_t bits);

@@ -167,7 +167,10 @@ double Tensor::element_f64(int64_t i) const {
     case DType::kF8E4M3FNUZ:
     case DType::kF8E5M2:
     case DType::kF8E5M2FNUZ:
+    case DType::kF8E8M0:
       return f8_to_f32(dtype_, bytes[i]);
+    case DType::kF4E2M1:
+      return f4e2m1_to_f32(static_cast<uint8_t>(unpack_int4(bytes, i, false)));
     case DType::kUndefined:
       break;
   }
@@ -237,11 +240,17 @@ void Tensor::set_element_f64(int64_t i, double value) {
                                   ? 0.0
                                   : std::clamp(std::trunc(value), 0.0, 15.0)));
       break;
+    // As Cast converts with its default attributes (saturate, round up).
     case DType::kF8E4M3FN:
     case DType::kF8E4M3FNUZ:
     case DType::kF8E5M2:
     case DType::kF8E5M2FNUZ:
+    case DType::kF8E8M0:
       static_cast<uint8_t*>(data)[i] = f64_to_f8(dtype_, value, true);
+      break;
+    case DType::kF4E2M1:
+      pack_int4(static_cast<uint8_t*>(data), i,
+                static_cast<int8_t>(f64_to_f4e2m1(value)));
       break;
   }
 }

@@ -124,9 +124,11 @@ class Tensor {
   // Element i converted to double / int64 (any dtype); for reference kernels.
   double element_f64(int64_t i) const;
   int64_t element_i64(int64_t i) const;
-  // Stores `value` converted to this tensor's dtype: rounding for floats,
-  // truncation toward zero saturated to the range for integers (NaN -> 0),
-  // != 0 for bool. set_element_i64 into a narrower integer wraps, as C does.
+  // Stores `value` converted to this tensor's dtype: rounding for floats
+  // (the float8s and f4e2m1 as Cast's defaults do: saturating, f8e8m0
+  // rounding up), truncation toward zero saturated to the range for
+  // integers (NaN -> 0), != 0 for bool. set_element_i64 into a narrower integer
+  // wraps, as C does.
   void set_element_f64(int64_t i, double value);
   void set_element_i64(int64_t i, int64_t value);
 

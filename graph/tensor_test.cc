@@ -114,6 +114,98 @@ TEST(DType, Float8FnuzAndE5M2Edges) {
   EXPECT_EQ(f64_to_f8(e5fnuz, 1e9, true), 0x7f);
 }
 
+TEST(DType, Float8E8M0IsAPowerOfTwoRoundedAsCastSays) {
+  const auto up = E8M0Rounding::kUp;
+  const auto down = E8M0Rounding::kDown;
+  const auto nearest = E8M0Rounding::kNearest;
+  const DType e8m0 = DType::kF8E8M0;
+  for (int code = 0; code < 255; ++code) {
+    const float value = f8_to_f32(e8m0, static_cast<uint8_t>(code));
+    ASSERT_EQ(value, std::ldexp(1.0f, code - 127)) << code;
+    for (E8M0Rounding mode : {up, down, nearest}) {
+      EXPECT_EQ(f64_to_e8m0(value, false, mode), code) << code;
+    }
+  }
+  EXPECT_TRUE(std::isnan(f8_to_f32(e8m0, 0xff)));
+  EXPECT_EQ(dtype_bytes(e8m0, 3), 3u);
+  // Between 2 (0x80) and 4 (0x81): 3 is the midpoint, which goes up.
+  EXPECT_EQ(f64_to_e8m0(3.0, true, up), 0x81);
+  EXPECT_EQ(f64_to_e8m0(3.0, true, down), 0x80);
+  EXPECT_EQ(f64_to_e8m0(3.0, true, nearest), 0x81);
+  EXPECT_EQ(f64_to_e8m0(2.9, true, nearest), 0x80);
+  EXPECT_EQ(f64_to_e8m0(2.000001, true, up), 0x81);
+  EXPECT_EQ(f64_to_e8m0(3.999999, true, down), 0x80);
+  EXPECT_EQ(f64_to_e8m0(0.124, true, up), 0x7c);  // 0.125
+  // No sign: the magnitude is kept.
+  EXPECT_EQ(f64_to_e8m0(-8.0, true, up), 0x82);
+  EXPECT_EQ(f64_to_e8m0(-5.0, true, nearest), 0x81);
+  // No zero: zero and anything below 2^-127 become 2^-127.
+  EXPECT_EQ(f64_to_e8m0(0.0, true, up), 0x00);
+  EXPECT_EQ(f64_to_e8m0(-0.0, true, nearest), 0x00);
+  EXPECT_EQ(f64_to_e8m0(1e-45, true, down), 0x00);
+  EXPECT_EQ(f64_to_e8m0(std::ldexp(1.5, -127), true, down), 0x00);
+  EXPECT_EQ(f64_to_e8m0(std::ldexp(1.5, -127), true, nearest), 0x01);
+  // Past 2^127: saturate to it, or NaN; infinities and NaN are NaN.
+  const double big = std::ldexp(1.5, 127);
+  EXPECT_EQ(f64_to_e8m0(big, true, up), 0xfe);
+  EXPECT_EQ(f64_to_e8m0(big, false, up), 0xff);
+  EXPECT_EQ(f64_to_e8m0(big, false, down), 0xfe);
+  EXPECT_EQ(f64_to_e8m0(big, false, nearest), 0xff);
+  EXPECT_EQ(f64_to_e8m0(std::ldexp(1.0, 200), true, down), 0xfe);
+  EXPECT_EQ(f64_to_e8m0(INFINITY, true, up), 0xff);
+  EXPECT_EQ(f64_to_e8m0(-INFINITY, true, down), 0xff);
+  EXPECT_EQ(f64_to_e8m0(NAN, true, nearest), 0xff);
+  // The generic float8 entry point rounds up, as Cast does by default.
+  EXPECT_EQ(f64_to_f8(e8m0, 3.0, true), 0x81);
+}
+
+TEST(DType, Float4E2M1ValuesRoundingAndSaturation) {
+  const float magnitudes[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+  for (int code = 0; code < 16; ++code) {
+    const float value = f4e2m1_to_f32(static_cast<uint8_t>(code));
+    const float want = code < 8 ? magnitudes[code] : -magnitudes[code - 8];
+    EXPECT_EQ(value, want) << code;
+    EXPECT_EQ(std::signbit(value), code >= 8) << code;
+    EXPECT_EQ(f64_to_f4e2m1(value), code) << code;
+  }
+  // Midpoints round to the even mantissa.
+  EXPECT_EQ(f64_to_f4e2m1(0.25), 0x0);
+  EXPECT_EQ(f64_to_f4e2m1(0.75), 0x2);   // 1
+  EXPECT_EQ(f64_to_f4e2m1(1.25), 0x2);   // 1
+  EXPECT_EQ(f64_to_f4e2m1(1.75), 0x4);   // 2
+  EXPECT_EQ(f64_to_f4e2m1(2.5), 0x4);    // 2
+  EXPECT_EQ(f64_to_f4e2m1(-3.5), 0xe);   // -4
+  EXPECT_EQ(f64_to_f4e2m1(5.0), 0x6);    // 4
+  EXPECT_EQ(f64_to_f4e2m1(5.01), 0x7);   // 6
+  EXPECT_EQ(f64_to_f4e2m1(0.26), 0x1);   // 0.5
+  EXPECT_EQ(f64_to_f4e2m1(-0.01), 0x8);  // -0
+  // No infinity or NaN: out of range saturates; NaN is written as -0.
+  EXPECT_EQ(f64_to_f4e2m1(7.0), 0x7);
+  EXPECT_EQ(f64_to_f4e2m1(-1e30), 0xf);
+  EXPECT_EQ(f64_to_f4e2m1(INFINITY), 0x7);
+  EXPECT_EQ(f64_to_f4e2m1(-INFINITY), 0xf);
+  EXPECT_EQ(f64_to_f4e2m1(NAN), 0x8);
+}
+
+TEST(DType, Float4E2M1TensorsPackLikeInt4) {
+  EXPECT_TRUE(is_packed(DType::kF4E2M1));
+  EXPECT_EQ(dtype_size(DType::kF4E2M1), 0u);
+  EXPECT_EQ(dtype_bytes(DType::kF4E2M1, 5), 3u);
+  Tensor t = Tensor::allocate(DType::kF4E2M1, {5}).value();
+  EXPECT_EQ(t.byte_size(), 3u);
+  const double values[5] = {0.5, -6.0, 3.0, 100.0, -1.0};
+  for (int64_t i = 0; i < 5; ++i) t.set_element_f64(i, values[i]);
+  const auto* bytes = static_cast<const uint8_t*>(t.data());
+  EXPECT_EQ(bytes[0], 0xf1);  // 0.5 low, -6 high
+  EXPECT_EQ(bytes[1], 0x75);  // 3 low, 100 saturated to 6 high
+  EXPECT_EQ(bytes[2], 0x0a);  // -1 alone in the last byte
+  EXPECT_EQ(t.element_f64(3), 6.0);
+  t.set_element_i64(2, -2);  // rewrites one nibble, keeps its neighbour
+  EXPECT_EQ(bytes[1], 0x7c);
+  EXPECT_EQ(t.element_i64(4), -1);
+  EXPECT_EQ(t.element_i64(0), 0);  // 0.5 truncates toward zero
+}
+
 TEST(Shape, SymbolicDims) {
   Shape shape{Dim::symbol("batch"), 64, Dim::unknown()};
   EXPECT_EQ(shape.to_string(), "(batch,64,?)");
@@ -165,9 +257,9 @@ TEST(Tensor, ElementAccessConvertsEveryDType) {
   for (int i = 1; i <= static_cast<int>(kLastDType); ++i) {
     DType dtype = static_cast<DType>(i);
     Tensor t = Tensor::allocate(dtype, {2}).value();
-    t.set_element_f64(0, 3.0);
+    t.set_element_f64(0, 4.0);  // exact in every dtype, f8e8m0 included
     t.set_element_i64(1, 1);
-    EXPECT_EQ(t.element_f64(0), dtype == DType::kBool ? 1.0 : 3.0)
+    EXPECT_EQ(t.element_f64(0), dtype == DType::kBool ? 1.0 : 4.0)
         << dtype_name(dtype);
     EXPECT_EQ(t.element_i64(1), 1) << dtype_name(dtype);
   }

@@ -66,6 +66,10 @@ Result<DType> dtype_from_onnx_code(const OpContext& ctx,
       return DType::kU4;
     case 22:
       return DType::kI4;
+    case 23:
+      return DType::kF4E2M1;
+    case 24:
+      return DType::kF8E8M0;
     default:
       break;
   }
@@ -73,7 +77,7 @@ Result<DType> dtype_from_onnx_code(const OpContext& ctx,
       "attribute '{}' is ONNX data type {}, which seqrt does not support; "
       "expected 1 (float), 2 (uint8), 3 (int8), 6 (int32), 7 (int64), 9 "
       "(bool), 10 (float16), 11 (double), 16 (bfloat16), 17-20 (the float8 "
-      "types), 21 (uint4) or 22 (int4)",
+      "types), 21 (uint4), 22 (int4), 23 (float4e2m1) or 24 (float8e8m0)",
       attr_name, code);
 }
 

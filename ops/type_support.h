@@ -49,10 +49,15 @@ inline constexpr DTypeSet kSignedNumericTypes = kFloatTypes | kSignedIntTypes;
 inline constexpr DTypeSet kBoolTypes{DType::kBool};
 inline constexpr DTypeSet kAllTypes = kNumericTypes | kBoolTypes;
 inline constexpr DTypeSet kInt4Types{DType::kI4, DType::kU4};
+// The float8s that quantize (E8M0, a scale format, is Cast's only).
 inline constexpr DTypeSet kFloat8Types{DType::kF8E4M3FN, DType::kF8E4M3FNUZ,
                                        DType::kF8E5M2, DType::kF8E5M2FNUZ};
+// The storage-only types QuantizeLinear writes and DequantizeLinear reads.
+inline constexpr DTypeSet kQuantizedStorageTypes =
+    kInt4Types | kFloat8Types | DTypeSet{DType::kF4E2M1};
 // Only ops whose schema sets storage_only_types take these (graph/dtype.h).
-inline constexpr DTypeSet kStorageOnlyTypes = kInt4Types | kFloat8Types;
+inline constexpr DTypeSet kStorageOnlyTypes =
+    kQuantizedStorageTypes | DTypeSet{DType::kF8E8M0};
 
 // "[Relu] node 'r': input 'X' must be f32, ..., i32 or i64, got u8".
 Status check_input_dtype(const OpContext& ctx, const std::string& what,
@@ -64,7 +69,7 @@ Status check_same_dtype(const OpContext& ctx, const std::string& what_a,
 
 // The dtype of an ONNX TensorProto data-type code (1 float, 2 uint8, 3 int8,
 // 6 int32, 7 int64, 9 bool, 10 float16, 11 double, 16 bfloat16, 17-20 the
-// float8s, 21 uint4, 22 int4); other codes
+// float8s, 21 uint4, 22 int4, 23 float4e2m1, 24 float8e8m0); other codes
 // are an error naming the attribute.
 Result<DType> dtype_from_onnx_code(const OpContext& ctx,
                                    const std::string& attr_name, int64_t code);

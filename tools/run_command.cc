@@ -155,7 +155,7 @@ Status run_model(const RunOptions& options) {
   // One run's inputs: compiled for their sizes (the Vulkan backend writes
   // out a Scan only over a length it knows at compile).
   SEQRT_ASSIGN_OR_RETURN(auto feeds, read_feeds(options.inputs));
-  // .npy has no i4/u4/float8: such inputs come as i8/u8/f32 arrays.
+  // .npy has no i4/u4/f4e2m1/float8: such inputs come as i8/u8/f32 arrays.
   SEQRT_RETURN_IF_ERROR(feeds_from_npy_compatible(graph, feeds));
   session_options.compile.dim_bindings = symbols_from_feeds(graph, feeds);
   start = Clock::now();

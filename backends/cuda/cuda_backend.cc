@@ -84,7 +84,8 @@ class CudaBackend : public Backend {
           continue;
         }
         return unsupported(
-            "{}: '{}' is {}; the CUDA backend has no i4/u4/float8 kernels",
+            "{}: '{}' is {}; the CUDA backend has no i4/u4/f4e2m1/float8 "
+            "kernels",
             node.label(), graph.value(id).name,
             dtype_name(graph.value(id).dtype));
       }

@@ -99,7 +99,7 @@ class VulkanBackend : public Backend {
         if (id == kNoValue) continue;
         if (is_storage_only(graph.value(id).dtype)) {
           return unsupported(
-              "{}: '{}' is {}; the Vulkan backend has no i4/u4/float8 "
+              "{}: '{}' is {}; the Vulkan backend has no i4/u4/f4e2m1/float8 "
               "kernels",
               node.label(), graph.value(id).name,
               dtype_name(graph.value(id).dtype));

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "graph/dtype.h"
 #include "graph/verifier.h"
 #include "importers/native/format.h"
 #include "importers/native/test_models.h"
@@ -147,7 +148,7 @@ TEST(NativeMalformed, ConstantInAMissingSegment) {
 }
 
 TEST(NativeMalformed, BadTensorDtypes) {
-  for (auto code : {0, 16, 200}) {
+  for (auto code : {0, static_cast<int>(kLastDType) + 1, 200}) {
     TensorRef ref;
     ref.dtype = static_cast<fb::DType>(code);
     expect_invalid(constant_model(ref, 4096),

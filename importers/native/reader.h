@@ -24,7 +24,7 @@ namespace seqrt {
 // The format version this reader reads and the writer writes. A reader
 // accepts any file of its major version (older or newer minor); another
 // major version is refused.
-inline constexpr uint32_t kSeqrtFormatMajor = 1, kSeqrtFormatMinor = 1;
+inline constexpr uint32_t kSeqrtFormatMajor = 1, kSeqrtFormatMinor = 2;
 
 // How read_seqrt_file reaches the file's bytes.
 enum class FileAccess {

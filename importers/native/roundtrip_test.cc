@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "graph/builder.h"
 #include "importers/native/format.h"
@@ -127,6 +129,34 @@ TEST(NativeRoundTrip, ZeroRunsBecomeHolesAndReadBackAsZeros) {
   EXPECT_TRUE(graphs_equal(graph, *back));
 }
 
+// DequantizeLinear(w, 0.5) -> "y", and `constants` as outputs of their own.
+Graph dequantize_graph(
+    const Tensor& w,
+    const std::vector<std::pair<std::string, Tensor>>& constants) {
+  GraphBuilder b("quantized");
+  ValueId weight = b.constant("w", w);
+  ValueId scale = b.constant("scale", Tensor::scalar<float>(0.5f));
+  b.output(b.add("DequantizeLinear", {weight, scale}), "y");
+  for (const auto& [name, tensor] : constants) {
+    b.output(b.constant(name, tensor), name);
+  }
+  return std::move(b).build().value();
+}
+
+// Written, then read back by the public reader (which type-checks the graph
+// with the standard ops); the tensors of what it read.
+std::vector<Tensor> public_round_trip(const Graph& graph) {
+  AlignedImage image(write_or_die(graph));
+  Result<Graph> back =
+      read_seqrt_buffer(image.owner(), image.data(), image.size());
+  std::vector<Tensor> tensors;
+  EXPECT_TRUE(back.is_ok()) << back.status().to_string();
+  if (!back.is_ok()) return tensors;
+  EXPECT_TRUE(graphs_equal(graph, *back));
+  collect_tensors(*back, tensors);
+  return tensors;
+}
+
 TEST(NativeRoundTrip, PackedInt4AndFloat8Tensors) {
   // An odd count: the last byte holds one nibble.
   Tensor i4 = Tensor::allocate(DType::kI4, {5}).value();
@@ -135,23 +165,9 @@ TEST(NativeRoundTrip, PackedInt4AndFloat8Tensors) {
   for (int64_t i = 0; i < 4; ++i) u4.set_element_i64(i, 15 - i);
   Tensor f8 = Tensor::allocate(DType::kF8E5M2, {3}).value();
   for (int64_t i = 0; i < 3; ++i) f8.set_element_f64(i, 0.5 * (i + 1));
-  GraphBuilder b("quantized");
-  ValueId w = b.constant("w", i4);
-  ValueId scale = b.constant("scale", Tensor::scalar<float>(0.5f));
-  b.output(b.add("DequantizeLinear", {w, scale}), "y");
-  b.output(b.constant("u", u4), "u");
-  b.output(b.constant("f", f8), "f");
-  Graph graph = std::move(b).build().value();
-  // The public reader: it type-checks the graph with the standard ops.
-  AlignedImage image(write_or_die(graph));
-  Result<Graph> back =
-      read_seqrt_buffer(image.owner(), image.data(), image.size());
-  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
-  EXPECT_TRUE(graphs_equal(graph, *back));
-  std::vector<Tensor> tensors;
-  collect_tensors(*back, tensors);
   bool saw_i4 = false;
-  for (const Tensor& t : tensors) {
+  for (const Tensor& t :
+       public_round_trip(dequantize_graph(i4, {{"u", u4}, {"f", f8}}))) {
     if (t.dtype() != DType::kI4) continue;
     saw_i4 = true;
     EXPECT_EQ(t.byte_size(), 3u);
@@ -159,6 +175,29 @@ TEST(NativeRoundTrip, PackedInt4AndFloat8Tensors) {
     EXPECT_EQ(t.element_i64(4), 1);
   }
   EXPECT_TRUE(saw_i4);
+}
+
+TEST(NativeRoundTrip, Float4E2M1AndFloat8E8M0Tensors) {  // format 1.2
+  // An odd count of f4e2m1: the last byte holds one nibble.
+  Tensor f4 = Tensor::allocate(DType::kF4E2M1, {5}).value();
+  const double values[] = {-6.0, 0.5, 1.5, -0.0, 3.0};
+  for (int64_t i = 0; i < 5; ++i) f4.set_element_f64(i, values[i]);
+  Tensor e8m0 = Tensor::allocate(DType::kF8E8M0, {3}).value();
+  for (int64_t i = 0; i < 3; ++i) e8m0.set_element_f64(i, std::ldexp(1.0, i));
+  int seen = 0;
+  for (const Tensor& t :
+       public_round_trip(dequantize_graph(f4, {{"e", e8m0}}))) {
+    if (t.dtype() == DType::kF4E2M1) {
+      ++seen;
+      EXPECT_EQ(t.byte_size(), 3u);
+      for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(t.element_f64(i), values[i]);
+    } else if (t.dtype() == DType::kF8E8M0) {
+      ++seen;
+      EXPECT_EQ(t.byte_size(), 3u);
+      EXPECT_EQ(t.element_f64(2), 4.0);
+    }
+  }
+  EXPECT_EQ(seen, 2);
 }
 
 TEST(NativeWriter, RefusesAGraphThatFailsVerification) {
@@ -212,6 +251,16 @@ TEST(NativeVersion, AcceptsANewerMinorVersion) {
   Result<Graph> back = read_test_image(bytes);
   ASSERT_TRUE(back.is_ok()) << back.status().to_string();
   EXPECT_TRUE(graphs_equal(weights_graph(4), *back));
+}
+
+TEST(NativeVersion, ReadsEveryOlderMinorVersion) {
+  for (uint16_t minor = 0; minor < kSeqrtFormatMinor; ++minor) {
+    std::vector<uint8_t> bytes =
+        with_version(write_or_die(weights_graph(4)), kSeqrtFormatMajor, minor);
+    Result<Graph> back = read_test_image(bytes);
+    ASSERT_TRUE(back.is_ok()) << minor << ": " << back.status().to_string();
+    EXPECT_TRUE(graphs_equal(weights_graph(4), *back));
+  }
 }
 
 TEST(NativeVersion, RefusesAnotherMajorVersionNamingBoth) {

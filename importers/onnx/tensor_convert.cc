@@ -17,10 +17,12 @@ constexpr int32_t kOnnxFloat8E5M2 = 19;
 constexpr int32_t kOnnxFloat8E5M2FNUZ = 20;
 constexpr int32_t kOnnxUint4 = 21;
 constexpr int32_t kOnnxInt4 = 22;
+constexpr int32_t kOnnxFloat4E2M1 = 23;
+constexpr int32_t kOnnxFloat8E8M0 = 24;
 
-// int4/uint4 in int32_data: ONNX writes one packed byte (two elements) an
-// entry; some writers put one element an entry. The count tells them apart
-// (they agree for a single element: its low nibble either way).
+// int4/uint4/float4e2m1 in int32_data: ONNX writes one packed byte (two
+// elements) an entry; some writers put one element an entry. The count tells
+// them apart (they agree for a single element: its low nibble either way).
 Status copy_packed_int4(const TensorProto& proto, Tensor& tensor,
                         const std::string& what) {
   const auto& field = proto.int32_data();
@@ -99,6 +101,7 @@ Status copy_typed_fields(const TensorProto& proto, Tensor& tensor,
     case DType::kF8E4M3FNUZ:
     case DType::kF8E5M2:
     case DType::kF8E5M2FNUZ:
+    case DType::kF8E8M0:
       // float8 values are stored as their bit patterns in int32_data.
       return copy_field(proto.int32_data(), tensor, what, "int32_data",
                         [&](int i, int32_t v) {
@@ -107,6 +110,7 @@ Status copy_typed_fields(const TensorProto& proto, Tensor& tensor,
                         });
     case DType::kI4:
     case DType::kU4:
+    case DType::kF4E2M1:
       return copy_packed_int4(proto, tensor, what);
     case DType::kUndefined:
       break;
@@ -159,6 +163,10 @@ std::optional<DType> dtype_from_onnx(int32_t elem_type) {
       return DType::kF8E5M2;
     case kOnnxFloat8E5M2FNUZ:
       return DType::kF8E5M2FNUZ;
+    case kOnnxFloat4E2M1:
+      return DType::kF4E2M1;
+    case kOnnxFloat8E8M0:
+      return DType::kF8E8M0;
     default:
       return std::nullopt;
   }
@@ -196,6 +204,10 @@ int32_t onnx_from_dtype(DType dtype) {
       return kOnnxFloat8E5M2;
     case DType::kF8E5M2FNUZ:
       return kOnnxFloat8E5M2FNUZ;
+    case DType::kF4E2M1:
+      return kOnnxFloat4E2M1;
+    case DType::kF8E8M0:
+      return kOnnxFloat8E8M0;
     case DType::kUndefined:
       break;
   }
@@ -210,7 +222,7 @@ std::string onnx_type_name(int32_t elem_type) {
   // Types newer than the ONNX 1.12 schema we build against.
   static const char* const kNewer[] = {
       "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
-      "UINT4",        "INT4",           "FLOAT4E2M1"};
+      "UINT4",        "INT4",           "FLOAT4E2M1", "FLOAT8E8M0"};
   constexpr int32_t kFirstNewer = kOnnxFloat8E4M3FN;
   int32_t index = elem_type - kFirstNewer;
   if (index >= 0 && index < static_cast<int32_t>(std::size(kNewer))) {
@@ -226,8 +238,8 @@ Result<Tensor> tensor_from_proto(const TensorProto& proto,
   if (!dtype) {
     return unsupported(
         "{}: element type {} is not supported (expected float, float16, "
-        "bfloat16, double, int8, uint8, int32, int64, bool, int4, uint4 or "
-        "a float8 type)",
+        "bfloat16, double, int8, uint8, int32, int64, bool, int4, uint4, "
+        "float4e2m1 or a float8 type)",
         what, onnx_type_name(proto.data_type()));
   }
   if (proto.has_segment()) {

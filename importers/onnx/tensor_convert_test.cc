@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -32,6 +33,8 @@ Tensor convert_ok(const TensorProto& proto, const std::string& dir = "") {
 constexpr int32_t kOnnxInt4 = 22;
 constexpr int32_t kOnnxUint4 = 21;
 constexpr int32_t kOnnxFloat8E4M3FN = 17;
+constexpr int32_t kOnnxFloat4E2M1 = 23;
+constexpr int32_t kOnnxFloat8E8M0 = 24;
 
 TEST(onnx_tensor, Int4FromRawDataAndBothInt32DataForms) {
   // -3, 7, -8 packed: low nibble first, the odd last byte's high nibble 0.
@@ -84,6 +87,42 @@ TEST(onnx_tensor, Int4AndFloat8WriteBackAsTheyWereRead) {
   EXPECT_EQ(t.element_f64(1), -1.0);
   EXPECT_EQ(dtype_from_onnx(kOnnxFloat8E4M3FN), DType::kF8E4M3FN);
   EXPECT_EQ(onnx_from_dtype(DType::kI4), kOnnxInt4);
+}
+
+TEST(onnx_tensor, Float4E2M1PacksLikeInt4AndFloat8E8M0IsABytePattern) {
+  // 0.5, -6, 3 packed low nibble first; the odd last byte's high nibble 0.
+  TensorProto raw = typed(kOnnxFloat4E2M1, {3});
+  raw.set_raw_data(std::string("\xf1\x05", 2));
+  Tensor from_raw = convert_ok(raw);
+  ASSERT_EQ(from_raw.dtype(), DType::kF4E2M1);
+  EXPECT_EQ(from_raw.byte_size(), 2u);
+  EXPECT_EQ(from_raw.element_f64(0), 0.5);
+  EXPECT_EQ(from_raw.element_f64(1), -6.0);
+  EXPECT_EQ(from_raw.element_f64(2), 3.0);
+
+  TensorProto packed = typed(kOnnxFloat4E2M1, {3});  // a byte an entry
+  packed.add_int32_data(0xf1);
+  packed.add_int32_data(0x05);
+  EXPECT_TRUE(convert_ok(packed).same_as(from_raw));
+  TensorProto unpacked = typed(kOnnxFloat4E2M1, {3});  // an element an entry
+  for (int v : {0x1, 0xf, 0x5}) unpacked.add_int32_data(v);
+  EXPECT_TRUE(convert_ok(unpacked).same_as(from_raw));
+
+  TensorProto written;
+  tensor_to_proto(from_raw, "w", written);
+  EXPECT_EQ(written.data_type(), kOnnxFloat4E2M1);
+  EXPECT_EQ(written.raw_data(), raw.raw_data());
+
+  TensorProto e8m0 = typed(kOnnxFloat8E8M0, {3});
+  for (int v : {0x7f, 0x00, 0xff}) e8m0.add_int32_data(v);
+  Tensor scales = convert_ok(e8m0);
+  ASSERT_EQ(scales.dtype(), DType::kF8E8M0);
+  EXPECT_EQ(scales.element_f64(0), 1.0);
+  EXPECT_EQ(scales.element_f64(1), std::ldexp(1.0, -127));
+  EXPECT_TRUE(std::isnan(scales.element_f64(2)));
+  EXPECT_EQ(onnx_from_dtype(DType::kF8E8M0), kOnnxFloat8E8M0);
+  EXPECT_EQ(onnx_type_name(kOnnxFloat8E8M0), "FLOAT8E8M0");
+  EXPECT_EQ(onnx_type_name(kOnnxFloat4E2M1), "FLOAT4E2M1");
 }
 
 TEST(onnx_tensor, TypedFieldsOfEveryDtype) {
@@ -172,12 +211,12 @@ TEST(onnx_tensor, WrongSizesAndTypesAreErrorsNamingTheTensor) {
   TensorProto negative = typed(TensorProto::FLOAT, {-1});
   EXPECT_FALSE(tensor_from_proto(negative, "", "w").is_ok());
 
-  // 23 is FLOAT4E2M1, newer than the ONNX 1.12 schema we build against.
+  // 25 is UINT2, newer than the ONNX 1.12 schema we build against.
   std::vector<int32_t> odd_types = {TensorProto::STRING,
                                     TensorProto::COMPLEX64,
                                     TensorProto::UINT16,
                                     TensorProto::UINT64,
-                                    23,
+                                    25,
                                     TensorProto::INT16};
   for (int32_t type : odd_types) {
     TensorProto odd = typed(type, {1});

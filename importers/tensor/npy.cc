@@ -334,6 +334,8 @@ const char* descr_for(DType dtype) {
     case DType::kF8E4M3FNUZ:
     case DType::kF8E5M2:
     case DType::kF8E5M2FNUZ:
+    case DType::kF8E8M0:
+    case DType::kF4E2M1:
       return nullptr;
     case DType::kBool:
       return "|b1";
@@ -414,7 +416,7 @@ Result<Tensor> npy_compatible(const Tensor& tensor) {
   DType wide = DType::kUndefined;
   if (tensor.dtype() == DType::kI4) wide = DType::kI8;
   if (tensor.dtype() == DType::kU4) wide = DType::kU8;
-  if (is_float8(tensor.dtype())) wide = DType::kF32;
+  if (is_storage_float(tensor.dtype())) wide = DType::kF32;
   if (wide == DType::kUndefined) return tensor;
   SEQRT_ASSIGN_OR_RETURN(Tensor out, Tensor::allocate(wide, tensor.dims()));
   for (int64_t i = 0; i < tensor.num_elements(); ++i) {

@@ -42,18 +42,19 @@ Result<Tensor> read_npy_buffer(const uint8_t* data, size_t size,
 
 Status write_npy_file(const Tensor& tensor, const std::string& path);
 
-// The tensor as .npy can hold it: i4/u4 widened to i8/u8, a float8 to f32
-// (exact); other tensors unchanged.
+// The tensor as .npy can hold it: i4/u4 widened to i8/u8, a float8 or
+// f4e2m1 to f32 (exact); other tensors unchanged.
 Result<Tensor> npy_compatible(const Tensor& tensor);
 // The reverse, for a model input of dtype `wanted`: an i8 array becomes
 // i4 (values must lie in -8..7), a u8 array u4 (0..15), an f32 array a
-// float8 (rounded to nearest even, saturating). Other dtypes, and a tensor
-// already of `wanted`, are returned unchanged.
+// float8 or f4e2m1 (as Tensor::set_element_f64 converts: rounded to nearest
+// even and saturating, f8e8m0 rounded up to a power of two). Other dtypes, and
+// a tensor already of `wanted`, are returned unchanged.
 Result<Tensor> from_npy_compatible(const Tensor& tensor, DType wanted,
                                    const std::string& name_for_errors);
 // from_npy_compatible for every feed that names an input of `graph`, so
-// `seqrt run --input` and Python's Session.run take i4/u4/float8 inputs as
-// i8/u8/f32 arrays.
+// `seqrt run --input` and Python's Session.run take i4/u4/f4e2m1/float8 inputs
+// as i8/u8/f32 arrays.
 Status feeds_from_npy_compatible(const Graph& graph,
                                  std::map<std::string, Tensor>& feeds);
 // The bytes write_npy_file writes.

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -148,6 +149,35 @@ TEST(npy, WritesInt4UnpackedAndFloat8AsFloat32) {
   Result<Tensor> again = from_npy_compatible(*back, DType::kF8E4M3FN, "x");
   ASSERT_TRUE(again.is_ok());
   EXPECT_TRUE(again->same_as(f8));
+}
+
+TEST(npy, WritesFloat4E2M1AndFloat8E8M0AsFloat32) {
+  Tensor f4 = Tensor::allocate(DType::kF4E2M1, {3}).value();
+  const float values[3] = {-1.5f, 6.0f, 0.5f};
+  for (int64_t i = 0; i < 3; ++i) f4.set_element_f64(i, values[i]);
+  Tensor e8m0 = Tensor::allocate(DType::kF8E8M0, {2}).value();
+  e8m0.set_element_f64(0, 0.25);
+  e8m0.set_element_f64(1, 1024.0);
+  const std::vector<std::pair<Tensor, Tensor>> cases = {
+      {f4, Tensor::from_vector<float>({3}, {-1.5f, 6.0f, 0.5f})},
+      {e8m0, Tensor::from_vector<float>({2}, {0.25f, 1024.0f})}};
+  for (const auto& [stored, wide] : cases) {
+    SCOPED_TRACE(dtype_name(stored.dtype()));
+    Result<std::vector<uint8_t>> bytes = write_npy_buffer(stored);
+    ASSERT_TRUE(bytes.is_ok());
+    Result<Tensor> back = read(*bytes);
+    ASSERT_TRUE(back.is_ok());
+    EXPECT_TRUE(back->same_as(wide));
+    Result<Tensor> again = from_npy_compatible(*back, stored.dtype(), "x");
+    ASSERT_TRUE(again.is_ok());
+    EXPECT_TRUE(again->same_as(stored));
+  }
+  // A feed between codes converts as Cast does by default.
+  Result<Tensor> rounded = from_npy_compatible(
+      Tensor::from_vector<float>({2}, {5.5f, 3.0f}), DType::kF8E8M0, "x");
+  ASSERT_TRUE(rounded.is_ok());
+  EXPECT_EQ(rounded->element_f64(0), 8.0);  // up
+  EXPECT_EQ(rounded->element_f64(1), 4.0);
 }
 
 TEST(npy, RefusesOutOfRangeOrMistypedInt4Carriers) {

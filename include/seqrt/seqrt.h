@@ -147,14 +147,19 @@ typedef enum seqrt_dtype {
   SEQRT_DTYPE_F8E4M3FN = 12,
   SEQRT_DTYPE_F8E4M3FNUZ = 13,
   SEQRT_DTYPE_F8E5M2 = 14,
-  SEQRT_DTYPE_F8E5M2FNUZ = 15
+  SEQRT_DTYPE_F8E5M2FNUZ = 15,
+  /* ONNX FLOAT8E8M0, one byte each: code c is 2^(c - 127), 0xff NaN. */
+  SEQRT_DTYPE_F8E8M0 = 16,
+  /* ONNX FLOAT4E2M1 (sign, 2 exponent bits, 1 mantissa bit), packed two a
+   * byte exactly as SEQRT_DTYPE_I4. */
+  SEQRT_DTYPE_F4E2M1 = 17
 } seqrt_dtype;
 
 /* "f32", "f16", ...; "undefined" for values outside the enum. Thread-safe. */
 SEQRT_API const char* seqrt_dtype_name(seqrt_dtype dtype);
 
 /* Bytes per element; 0 for SEQRT_DTYPE_UNDEFINED, unknown values and the
- * packed SEQRT_DTYPE_I4/U4 (n of them take (n + 1) / 2 bytes).
+ * packed SEQRT_DTYPE_I4/U4/F4E2M1 (n of them take (n + 1) / 2 bytes).
  * Thread-safe. */
 SEQRT_API size_t seqrt_dtype_size(seqrt_dtype dtype);
 
@@ -171,7 +176,7 @@ typedef struct seqrt_snapshot seqrt_snapshot;
 
 /* A dense row-major host tensor of `rank` dims. `data` holds `data_bytes`
  * bytes, which must equal the element count times seqrt_dtype_size(dtype)
- * (for I4/U4: half the element count, rounded up);
+ * (for I4/U4/F4E2M1: half the element count, rounded up);
  * they are copied, so the caller may free them on return. NULL `data` (with
  * `data_bytes` 0) gives a zero-filled tensor to fill through
  * seqrt_tensor_mutable_data. `dims` may be NULL when `rank` is 0 (a

@@ -3,6 +3,7 @@
 // dtype of its second input instead.
 #include "ops/elementwise/cast.h"
 
+#include <string>
 #include <vector>
 
 #include "ops/registry.h"
@@ -11,13 +12,26 @@
 
 namespace seqrt {
 
-void cast_storage_only(const Tensor& x, bool saturate, Tensor& y) {
+StorageCastOptions storage_cast_options(const OpContext& ctx) {
+  StorageCastOptions options;
+  options.saturate = ctx.attr_int("saturate") != 0;
+  const std::string& mode = ctx.attr_string("round_mode");
+  if (mode == "down") options.e8m0_rounding = E8M0Rounding::kDown;
+  if (mode == "nearest") options.e8m0_rounding = E8M0Rounding::kNearest;
+  return options;
+}
+
+void cast_storage_only(const Tensor& x, const StorageCastOptions& options,
+                       Tensor& y) {
   const DType to = y.dtype();
   auto* bytes = static_cast<uint8_t*>(y.mutable_data());
   for (int64_t i = 0; i < x.num_elements(); ++i) {
-    if (is_float8(to)) {
-      bytes[i] = f64_to_f8(to, x.element_f64(i), saturate);
-    } else if (is_float(to) || to == DType::kBool) {
+    if (to == DType::kF8E8M0) {
+      bytes[i] = f64_to_e8m0(x.element_f64(i), options.saturate,
+                             options.e8m0_rounding);
+    } else if (is_float8(to)) {
+      bytes[i] = f64_to_f8(to, x.element_f64(i), options.saturate);
+    } else if (is_float(to) || to == DType::kBool || to == DType::kF4E2M1) {
       y.set_element_f64(i, x.element_f64(i));
     } else {
       y.set_element_i64(i, x.element_i64(i));
@@ -50,7 +64,7 @@ Status convert_into(KernelContext& ctx, const Tensor& x, DType to) {
       check_input_dtype(ctx, "input 'input'", x.dtype(), kCastTypes));
   SEQRT_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, to, x.dims()));
   if (is_storage_only(x.dtype()) || is_storage_only(to)) {
-    cast_storage_only(x, ctx.attr_int("saturate") != 0, *y);
+    cast_storage_only(x, storage_cast_options(ctx), *y);
   } else if (is_float(x.dtype())) {
     for (int64_t i = 0; i < x.num_elements(); ++i) {
       y->set_element_f64(i, x.element_f64(i));
@@ -85,8 +99,7 @@ Status run_cast_like(KernelContext& ctx) {
   return convert_into(ctx, *ctx.input(0), to);
 }
 
-// `saturate` matters for float8 targets only; `round_mode` only for
-// FLOAT8E8M0, which seqrt has no dtype for: accepted so that models load.
+// `saturate` matters for float8 targets only, `round_mode` for f8e8m0 only.
 std::vector<AttrSpec> float8_attrs() {
   return {
       AttrSpec{"saturate", AttrType::kInt, Attribute(1), false, {}},

@@ -49,6 +49,46 @@ TEST(Cast, Int4TruncatesAndWrapsLikeNarrowIntegers) {
   expect_values(u, {7, 7, 248, 254});
 }
 
+TEST(Cast, IntoFloat8E8M0FollowsRoundMode) {
+  Tensor x =
+      Tensor::from_vector<float>({5}, {3.0f, 2.5f, -0.124f, 0.0f, 3e38f});
+  Tensor up = run_ok("Cast", {x}, {{"to", 24}});  // FLOAT8E8M0, "up"
+  EXPECT_EQ(up.dtype(), DType::kF8E8M0);
+  EXPECT_EQ(up.byte_size(), 5u);
+  expect_values(up, {4, 4, 0.125, std::ldexp(1.0, -127), std::ldexp(1.0, 127)});
+  Tensor down = run_ok("Cast", {x}, {{"to", 24}, {"round_mode", "down"}});
+  expect_values(down,
+                {2, 2, 0.0625, std::ldexp(1.0, -127), std::ldexp(1.0, 127)});
+  Tensor nearest = run_ok("Cast", {x}, {{"to", 24}, {"round_mode", "nearest"}});
+  expect_values(nearest,
+                {4, 2, 0.125, std::ldexp(1.0, -127), std::ldexp(1.0, 127)});
+  // 3e38 rounds up past 2^127 (saturated above): NaN without saturation.
+  Tensor nan = run_ok("Cast", {x}, {{"to", 24}, {"saturate", 0}});
+  EXPECT_TRUE(std::isnan(nan.element_f64(4)));
+  Tensor back = run_ok("Cast", {up}, {{"to", 10}});  // to float16
+  expect_values(back,
+                {4, 4, 0.125, 0, std::numeric_limits<double>::infinity()});
+  expect_error(
+      run_op("Cast", {x}, {{"to", 24}, {"round_mode", "sideways"}}).status(),
+      {"[Cast]", "round_mode", "sideways"});
+}
+
+TEST(Cast, IntoFloat4E2M1RoundsToEvenAndSaturates) {
+  Tensor x = Tensor::from_vector<float>(
+      {5}, {2.5f, -3.5f, 100.0f, std::nanf(""), 0.3f});
+  Tensor y = run_ok("Cast", {x}, {{"to", 23}, {"saturate", 0}});
+  EXPECT_EQ(y.dtype(), DType::kF4E2M1);
+  EXPECT_EQ(y.byte_size(), 3u);  // an odd count: the last byte half used
+  // No infinity to overflow into, so saturation ignores `saturate`.
+  expect_values(y, {2, -4, 6, -0.0, 0.5});
+  Tensor ints = run_ok("Cast", {y}, {{"to", 3}});  // to int8, truncating
+  expect_values(ints, {2, -4, 6, 0, 0});
+  Tensor like = Tensor::allocate(DType::kF4E2M1, {0}).value();
+  Tensor z = run_ok("CastLike", {ints, like});
+  EXPECT_EQ(z.dtype(), DType::kF4E2M1);
+  expect_values(z, {2, -4, 6, 0, 0});
+}
+
 TEST(Cast, ToAndFromBool) {
   Tensor x = Tensor::from_vector<float>({3}, {0.0f, -0.5f, 3.0f});
   Tensor b = run_ok("Cast", {x}, {{"to", 9}});

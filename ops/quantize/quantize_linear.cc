@@ -1,7 +1,8 @@
 // QuantizeLinear and DequantizeLinear (opset 21-25): y = saturate(round(x /
 // scale) + zero_point) and y = (x - zero_point) * scale, per tensor, per
 // axis or per block (ScaleLayout). Integers round half to even and clamp to
-// the range of y; float8 targets convert as Cast does, with `saturate`.
+// the range of y; float8 targets convert as Cast does, with `saturate`, and
+// f4e2m1 ones as Cast does (always saturating).
 // The quotient and the product are computed in f32 (f64 when the scale is
 // f64), as ONNX's reference does.
 #include <algorithm>
@@ -15,7 +16,7 @@ namespace seqrt {
 namespace {
 
 constexpr DTypeSet kQuantizedTypes =
-    DTypeSet{DType::kI8, DType::kU8} | kStorageOnlyTypes;
+    DTypeSet{DType::kI8, DType::kU8} | kQuantizedStorageTypes;
 constexpr DTypeSet kScaleTypes{DType::kF32, DType::kF16, DType::kBF16,
                                DType::kF64};
 
@@ -97,6 +98,10 @@ Status run_quantize_linear(KernelContext& ctx) {
     const double zp = zero_point ? zero_point->element_f64(s) : 0.0;
     if (is_float8(to)) {
       bytes[i] = f64_to_f8(to, static_cast<float>(q + zp), saturate);
+      continue;
+    }
+    if (to == DType::kF4E2M1) {  // rounds and saturates as Cast does
+      y->set_element_f64(i, static_cast<float>(q + zp));
       continue;
     }
     const double rounded = std::isnan(q) ? zp : std::nearbyint(q) + zp;

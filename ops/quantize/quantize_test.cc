@@ -62,6 +62,29 @@ TEST(QuantizeLinear, Float8HonoursSaturate) {
   EXPECT_TRUE(std::isnan(nan.element_f64(0)));
 }
 
+TEST(QuantizeLinear, Float4E2M1RoundsToEvenAndSaturates) {
+  Tensor x = f32({2, 3}, {2.5f, 9.0f, -60.0f, 5.0f, -0.6f, 0.0f});
+  Tensor zp = Tensor::allocate(DType::kF4E2M1, {2}).value();
+  zp.set_element_f64(1, 0.5);
+  Tensor y = run_ok("QuantizeLinear", {x, f32({2}, {1, 2}), zp},
+                    {{"axis", int64_t{0}}, {"saturate", int64_t{0}}});
+  EXPECT_EQ(y.dtype(), DType::kF4E2M1);
+  EXPECT_EQ(y.byte_size(), 3u);
+  // Row 1: 5/2 + 0.5 = 3; -0.6/2 + 0.5 = 0.2 -> 0; 0 + 0.5.
+  expect_values(y, {2, 6, -6, 3, 0, 0.5});
+  Tensor back = run_ok("DequantizeLinear", {y, f32({2}, {1, 2}), zp},
+                       {{"axis", int64_t{0}}});
+  expect_values(back, {2, 6, -6, 5, -1, 0});
+}
+
+TEST(QuantizeLinear, RefusesFloat8E8M0) {  // a scale format, Cast's only
+  Tensor zp = Tensor::allocate(DType::kF8E8M0, {}).value();
+  expect_error(run_op("QuantizeLinear",
+                      {f32({1}, {1}), Tensor::scalar<float>(1.0f), zp}, {})
+                   .status(),
+               {"[QuantizeLinear]", "output 'y' must be", "got f8e8m0"});
+}
+
 TEST(QuantizeLinear, RefusesMismatchedScales) {
   Tensor x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
   expect_error(run_op("QuantizeLinear", {x, f32({2}, {1, 1})}, {}).status(),

@@ -78,6 +78,8 @@ py::dtype numpy_dtype(DType dtype, const std::string& what) {
     case DType::kF8E4M3FNUZ:
     case DType::kF8E5M2:
     case DType::kF8E5M2FNUZ:
+    case DType::kF8E8M0:
+    case DType::kF4E2M1:
     case DType::kUndefined:
       break;
   }
@@ -131,7 +133,8 @@ Tensor tensor_from_array(py::handle object, const std::string& what) {
 }
 
 py::array array_from_tensor(Tensor tensor, const std::string& what) {
-  // NumPy has no 4-bit or float8 dtype: i8/u8/f32 arrays, as .npy files get.
+  // NumPy has no 4-bit or float8 dtype: i8/u8/f32 arrays, as .npy files get
+  // (f4e2m1 and f8e8m0 as f32 too).
   if (is_storage_only(tensor.dtype())) {
     tensor = unwrap(npy_compatible(tensor));
   }
@@ -187,6 +190,10 @@ std::string onnx_type_string(DType dtype) {
       return "tensor(float8e5m2)";
     case DType::kF8E5M2FNUZ:
       return "tensor(float8e5m2fnuz)";
+    case DType::kF8E8M0:
+      return "tensor(float8e8m0)";
+    case DType::kF4E2M1:
+      return "tensor(float4e2m1)";
     case DType::kUndefined:
       break;
   }

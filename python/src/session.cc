@@ -8,12 +8,12 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
-#include "python/src/errors.h"
 #include "importers/tensor/npy.h"
+#include "python/src/errors.h"
 #include "python/src/numpy_tensor.h"
 #include "runtime/backend_registry.h"
-#include "runtime/multi_backend.h"
 #include "runtime/model_loader.h"
+#include "runtime/multi_backend.h"
 
 namespace py = pybind11;
 
@@ -110,8 +110,9 @@ std::string backend_name_from(const py::object& given) {
     }
     list = fmt::format("{}", fmt::join(names, ","));
   } else {
-    raise_status(invalid_argument(
-        "backend must be a str or a list of str, got {}", text(py::repr(given))));
+    raise_status(
+        invalid_argument("backend must be a str or a list of str, got {}",
+                         text(py::repr(given))));
   }
   std::vector<std::string> backends = compiled_backends();
   Result<std::vector<std::string>> names = parse_backend_list(list);
@@ -238,7 +239,7 @@ std::map<std::string, Tensor> tensors_from_feeds(py::handle feeds,
     std::string name = pair[0].cast<std::string>();
     tensors[name] = tensor_from_array(pair[1], fmt::format("feed '{}'", name));
   }
-  // i4/u4/float8 inputs come as i8/u8/f32 arrays, as from .npy files.
+  // i4/u4/f4e2m1/float8 inputs come as i8/u8/f32 arrays, as from .npy files.
   check(feeds_from_npy_compatible(graph, tensors));
   return tensors;
 }
@@ -316,10 +317,9 @@ void bind_session(py::module_& module) {
       "    session = seqrt.Session('model.onnx', backend='cpu')\n"
       "    y, = session.run(['y'], {'x': x})\n")
       .def(py::init(&load_session), py::arg("path"),
-           py::arg("backend") = py::str("cpu"),
-           py::arg("optimize") = true, py::arg("bind") = py::none(),
-           py::arg("num_threads") = 0, py::arg("mmap") = true,
-           py::arg("backend_options") = py::none(),
+           py::arg("backend") = py::str("cpu"), py::arg("optimize") = true,
+           py::arg("bind") = py::none(), py::arg("num_threads") = 0,
+           py::arg("mmap") = true, py::arg("backend_options") = py::none(),
            py::arg("kv_cache_capacity") = 0,
            "Loads `path` and compiles it for `backend` (see "
            "available_backends()); a list such as ['vulkan', 'cpu'] splits "

@@ -16,7 +16,7 @@ namespace seqrt::python {
 void bind_session(pybind11::module_& module);
 
 // `feeds`, a mapping of graph input name to array, as tensors.
-// i4/u4/float8 inputs of `graph` are taken as i8/u8/f32 arrays.
+// i4/u4/f4e2m1/float8 inputs of `graph` are taken as i8/u8/f32 arrays.
 std::map<std::string, Tensor> tensors_from_feeds(pybind11::handle feeds,
                                                  const Graph& graph);
 

@@ -338,6 +338,42 @@ def test_bfloat16_with_ml_dtypes(tmp_path):
     np.testing.assert_array_equal(y.astype(np.float32), x.astype(np.float32))
 
 
+def cast_model(tmp_path, from_type, to_type, name, **attrs):
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["y"], to=to_type, **attrs)], name,
+        [helper.make_tensor_value_info("x", from_type, [5])],
+        [helper.make_tensor_value_info("y", to_type, [5])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(model, str(path))
+    return path
+
+
+def test_float4e2m1_and_float8e8m0_travel_as_float32(backend, tmp_path):
+    # NumPy has neither: they come and go as float32 values, feeds rounded
+    # as Cast rounds by default (f4e2m1 to nearest even, e8m0 up).
+    into_f4 = seqrt.Session(cast_model(tmp_path, TensorProto.FLOAT,
+                                       TensorProto.FLOAT4E2M1, "into_f4"),
+                            backend=backend)
+    assert into_f4.get_outputs()[0].type == "tensor(float4e2m1)"
+    x = np.array([2.5, -3.5, 100, 0.3, -0.0], dtype=np.float32)
+    y, = into_f4.run(None, {"x": x})
+    assert y.dtype == np.float32
+    np.testing.assert_array_equal(y, [2, -4, 6, 0.5, 0])
+    from_f4 = seqrt.Session(cast_model(tmp_path, TensorProto.FLOAT4E2M1,
+                                       TensorProto.FLOAT, "from_f4"),
+                            backend=backend)
+    np.testing.assert_array_equal(from_f4.run(None, {"x": x})[0],
+                                  [2, -4, 6, 0.5, 0])
+    e8m0 = seqrt.Session(cast_model(tmp_path, TensorProto.FLOAT8E8M0,
+                                    TensorProto.FLOAT, "from_e8m0"),
+                         backend=backend)
+    assert e8m0.get_inputs()[0].type == "tensor(float8e8m0)"
+    scales = np.array([0.3, 1, 3, 2**-130, 1024], dtype=np.float32)
+    np.testing.assert_array_equal(e8m0.run(None, {"x": scales})[0],
+                                  [0.5, 1, 4, 2.0**-127, 1024])
+
+
 # --- errors -----------------------------------------------------------------
 
 def test_missing_file_names_it(tmp_path):

@@ -153,7 +153,7 @@ int seqrt_abi_version(void) { return SEQRT_ABI_VERSION; }
 
 const char* seqrt_dtype_name(seqrt_dtype dtype) {
   const int value = seqrt::c_api::c_enum_value(dtype);
-  if (value <= SEQRT_DTYPE_UNDEFINED || value > SEQRT_DTYPE_F8E5M2FNUZ) {
+  if (value <= SEQRT_DTYPE_UNDEFINED || value > SEQRT_DTYPE_F4E2M1) {
     return "undefined";
   }
   return seqrt::dtype_name(static_cast<seqrt::DType>(value));
@@ -161,8 +161,7 @@ const char* seqrt_dtype_name(seqrt_dtype dtype) {
 
 size_t seqrt_dtype_size(seqrt_dtype dtype) {
   const int value = seqrt::c_api::c_enum_value(dtype);
-  if (value <= SEQRT_DTYPE_UNDEFINED || value > SEQRT_DTYPE_F8E5M2FNUZ)
-    return 0;
+  if (value <= SEQRT_DTYPE_UNDEFINED || value > SEQRT_DTYPE_F4E2M1) return 0;
   return seqrt::dtype_size(static_cast<seqrt::DType>(value));
 }
 

@@ -25,6 +25,9 @@ static_assert(SEQRT_DTYPE_F8E4M3FN == static_cast<int>(DType::kF8E4M3FN));
 static_assert(SEQRT_DTYPE_F8E4M3FNUZ == static_cast<int>(DType::kF8E4M3FNUZ));
 static_assert(SEQRT_DTYPE_F8E5M2 == static_cast<int>(DType::kF8E5M2));
 static_assert(SEQRT_DTYPE_F8E5M2FNUZ == static_cast<int>(DType::kF8E5M2FNUZ));
+static_assert(SEQRT_DTYPE_F8E8M0 == static_cast<int>(DType::kF8E8M0));
+static_assert(SEQRT_DTYPE_F4E2M1 == static_cast<int>(DType::kF4E2M1));
+static_assert(SEQRT_DTYPE_F4E2M1 == static_cast<int>(kLastDType));
 
 struct TensorSpec {
   DType dtype = DType::kUndefined;
@@ -34,7 +37,7 @@ struct TensorSpec {
 
 // Checks the dtype and the dims (non-negative, no overflow in bytes).
 Result<TensorSpec> check_spec(int dtype, const int64_t* dims, size_t rank) {
-  if (dtype <= SEQRT_DTYPE_UNDEFINED || dtype > SEQRT_DTYPE_F8E5M2FNUZ) {
+  if (dtype <= SEQRT_DTYPE_UNDEFINED || dtype > SEQRT_DTYPE_F4E2M1) {
     return invalid_argument("unknown dtype {}", dtype);
   }
   if (rank > 0) SEQRT_RETURN_IF_ERROR(require(dims, "dims"));

@@ -33,6 +33,34 @@ TEST(CApiStatus, NamesStatusesAndDtypes) {
   EXPECT_EQ(seqrt_dtype_size(SEQRT_DTYPE_I64), 8u);
   EXPECT_EQ(seqrt_dtype_size(SEQRT_DTYPE_BOOL), 1u);
   EXPECT_EQ(seqrt_dtype_size(SEQRT_DTYPE_UNDEFINED), 0u);
+  EXPECT_STREQ(seqrt_dtype_name(SEQRT_DTYPE_F8E8M0), "f8e8m0");
+  EXPECT_STREQ(seqrt_dtype_name(SEQRT_DTYPE_F4E2M1), "f4e2m1");
+  EXPECT_STREQ(seqrt_dtype_name(static_cast<seqrt_dtype>(18)), "undefined");
+  EXPECT_EQ(seqrt_dtype_size(SEQRT_DTYPE_F8E8M0), 1u);
+  EXPECT_EQ(seqrt_dtype_size(SEQRT_DTYPE_F4E2M1), 0u);  // packed
+}
+
+TEST(CApiTensor, Float4E2M1IsPackedTwoAByte) {
+  // 0.5, -6, 3: an odd count takes (3 + 1) / 2 bytes.
+  const uint8_t packed[2] = {0xf1, 0x05};
+  int64_t dims[1] = {3};
+  seqrt_tensor* tensor = nullptr;
+  EXPECT_EQ(
+      seqrt_tensor_create(SEQRT_DTYPE_F4E2M1, dims, 1, packed, 3, &tensor),
+      SEQRT_INVALID_ARGUMENT);
+  ASSERT_EQ(
+      seqrt_tensor_create(SEQRT_DTYPE_F4E2M1, dims, 1, packed, 2, &tensor),
+      SEQRT_OK);
+  seqrt_dtype dtype = SEQRT_DTYPE_UNDEFINED;
+  ASSERT_EQ(seqrt_tensor_dtype(tensor, &dtype), SEQRT_OK);
+  EXPECT_EQ(dtype, SEQRT_DTYPE_F4E2M1);
+  size_t bytes = 0;
+  ASSERT_EQ(seqrt_tensor_byte_size(tensor, &bytes), SEQRT_OK);
+  EXPECT_EQ(bytes, 2u);
+  const void* data = nullptr;
+  ASSERT_EQ(seqrt_tensor_data(tensor, &data), SEQRT_OK);
+  EXPECT_EQ(std::memcmp(data, packed, 2), 0);
+  seqrt_tensor_release(tensor);
 }
 
 TEST(CApiStatus, NullArgumentsAreErrorsNamingThem) {

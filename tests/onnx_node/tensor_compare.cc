@@ -67,9 +67,9 @@ std::optional<std::string> compare_tensors(const Tensor& got,
                        dims_to_string(expected.dims()));
   }
   const DType dtype = expected.dtype();
-  // float8 values compare as floats (NaN equals NaN), exactly: ONNX's
-  // conversion rounds one way.
-  if (is_float(dtype) || is_float8(dtype)) {
+  // float8 and f4e2m1 values compare as floats (NaN equals NaN), exactly:
+  // ONNX's conversion rounds one way.
+  if (is_float(dtype) || is_storage_float(dtype)) {
     const Tolerance tolerance = tolerance_for(dtype);
     for (int64_t i = 0; i < expected.num_elements(); ++i) {
       const double g = got.element_f64(i);

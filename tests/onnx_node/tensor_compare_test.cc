@@ -82,6 +82,25 @@ TEST(TensorCompareTest, Float8ComparesValuesExactlyWithNanEqualNan) {
   EXPECT_TRUE(compare_tensors(got, expected).has_value());
 }
 
+TEST(TensorCompareTest, Float4E2M1AndFloat8E8M0CompareAsValues) {
+  Tensor expected = Tensor::allocate(DType::kF4E2M1, {3}).value();
+  expected.set_element_f64(0, 0.5);  // truncates to 0 as an integer
+  expected.set_element_f64(1, -0.0);
+  expected.set_element_f64(2, 6.0);
+  Tensor got = expected.clone();
+  got.set_element_f64(1, 0.0);  // -0 equals +0
+  EXPECT_FALSE(compare_tensors(got, expected).has_value());
+  got.set_element_f64(0, 0.0);
+  EXPECT_TRUE(compare_tensors(got, expected).has_value());
+
+  Tensor scales = Tensor::allocate(DType::kF8E8M0, {2}).value();
+  static_cast<uint8_t*>(scales.mutable_data())[1] = 0xff;  // NaN
+  Tensor same = scales.clone();
+  EXPECT_FALSE(compare_tensors(same, scales).has_value());
+  static_cast<uint8_t*>(same.mutable_data())[0] = 0x01;  // 2^-126, not 2^-127
+  EXPECT_TRUE(compare_tensors(same, scales).has_value());
+}
+
 TEST(TensorCompareTest, BoolsAreExact) {
   Tensor got = Tensor::from_vector<bool>({2}, {true, false});
   Tensor expected = Tensor::from_vector<bool>({2}, {true, true});

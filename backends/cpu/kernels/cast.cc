@@ -42,7 +42,7 @@ Status convert(KernelContext& ctx, const Tensor& x, DType to) {
   if (is_storage_only(x.dtype()) || is_storage_only(to)) {
     // Rare (weights loaded once, the node tests): the shared plain loop.
     SEQRT_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, to, x.dims()));
-    cast_storage_only(x, ctx.attr_int("saturate") != 0, *y);
+    cast_storage_only(x, storage_cast_options(ctx), *y);
     return Status::ok();
   }
   Tensor src = x;
