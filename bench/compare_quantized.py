@@ -118,6 +118,9 @@ def main() -> int:
                         default=pathlib.Path("/tmp/seqrt-bench-quantized"))
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--spin", action="store_true",
+                        help="idle threads spin (libgomp's and onnxruntime's "
+                             "default) instead of sleeping, for both engines")
     parser.add_argument("--dim", type=int, default=1024)
     parser.add_argument("--ffn", type=int, default=2816)
     parser.add_argument("--layers", type=int, default=2)
@@ -146,11 +149,11 @@ def main() -> int:
     rows = {}
     for label, path in files.items():
         seqrt = engines.run_seqrt(args.cli, path, inputs, directory / "out_s",
-                                  args.repeat, args.threads, False)
+                                  args.repeat, args.threads, args.spin)
         ort = None
         if path.suffix == ".onnx":
             ort = engines.run_onnxruntime(path, inputs, directory / "out_o",
-                                          args.repeat, args.threads, False)
+                                          args.repeat, args.threads, args.spin)
         rel = None
         if ort is not None:
             logits, want = seqrt.outputs["logits"], ort.outputs["logits"]
@@ -161,7 +164,8 @@ def main() -> int:
               file=sys.stderr, flush=True)
     base = rows["f32"][0].run_ms
     print(f"Llama decode step (d {args.dim}, ffn {args.ffn}, {args.layers} "
-          f"layers, vocab {args.vocab}, past {PAST}), {args.threads} threads, "
+          f"layers, vocab {args.vocab}, past {PAST}), {args.threads} threads "
+          f"({'spinning' if args.spin else 'sleeping'} when idle), "
           f"median of {args.repeat}")
     print("| file | seqrt ms | seqrt f32 / this | onnxruntime ms | "
           "onnxruntime / seqrt | parameters MiB | seqrt peak RSS MiB | "

@@ -6,13 +6,18 @@
 // larger GEMM. A MatMul counts as a Linear without bias or activation, so
 // Whisper's biasless k_proj (left a MatMul by fuse_linear) joins its q_proj
 // and v_proj. Siblings join when they share the weight dtype, K and the
-// activation; the fused node is a MatMul when all of them were. A group
-// whose concatenated weight would pass kMaxFoldedBytes stays as it is.
+// activation; the fused node is a MatMul when all of them were. Quantized
+// Linears (bits 4/8: W, W_scale and W_zero_point (N, ...)) join siblings of
+// the same attributes and zero-point presence, their tensors stacked along
+// N; a MatMulNBits file's q/k/v then run as one GEMV, X quantized once. A
+// group whose concatenated weight would pass kMaxFoldedBytes stays as it
+// is.
 #include <algorithm>
 #include <cstring>
 
 #include "compiler/passes/match.h"
 #include "compiler/passes/passes.h"
+#include "ops/linalg/quantized_linear.h"
 
 namespace seqrt {
 namespace {
@@ -26,8 +31,16 @@ struct Sibling {
   int node = -1;
   bool is_linear = false;     // seqrt::Linear, else ONNX MatMul
   std::string activation;     // "none" for MatMul and Linear's default
-  const Tensor* w = nullptr;  // (K, N)
+  const Tensor* w = nullptr;  // (K, N); quantized: the codes (N, row bytes)
   const Tensor* b = nullptr;  // (N) or none
+  // The quantized form: bits 4/8 (0: float), the attributes siblings share,
+  // W_scale and W_zero_point (N, n_blocks; or none).
+  int64_t bits = 0, block_size = 0, k = 0, activation_bits = 0;
+  const Tensor* scale = nullptr;
+  const Tensor* zero_point = nullptr;
+
+  int64_t n() const { return bits != 0 ? w->dim(0) : w->dim(1); }
+  int64_t k_dim() const { return bits != 0 ? k : w->dim(0); }
 };
 
 std::string linear_activation(const Node& node) {
@@ -36,8 +49,41 @@ std::string linear_activation(const Node& node) {
   return it->second.type() == AttrType::kString ? it->second.as_string() : "";
 }
 
+// The quantized Linear at `n` (bits 4/8) as a sibling: constant W, W_scale
+// and W_zero_point, and a constant f32 bias if any.
+std::optional<Sibling> quantized_sibling_at(const Matcher& m, int n,
+                                            Sibling s) {
+  const Node& node = m.node(n);
+  auto constant = [&](size_t i) -> const Tensor* {
+    return i < node.inputs.size() && node.inputs[i] != kNoValue
+               ? m.graph().constant(node.inputs[i])
+               : nullptr;
+  };
+  auto absent = [&](size_t i) {
+    return i >= node.inputs.size() || node.inputs[i] == kNoValue;
+  };
+  s.bits = int_attr(node, "bits", 0);
+  s.block_size = int_attr(node, "block_size", 0);
+  s.k = int_attr(node, "K", 0);
+  s.activation_bits = int_attr(node, "activation_bits", 0);
+  s.w = constant(kLinearW);
+  s.scale = constant(kLinearWScale);
+  s.zero_point = constant(kLinearWZeroPoint);
+  s.b = constant(kLinearB);
+  if (s.w == nullptr || s.scale == nullptr || s.w->rank() != 2 ||
+      s.scale->rank() != 2 || s.scale->dim(0) != s.w->dim(0) ||
+      (s.zero_point == nullptr && !absent(kLinearWZeroPoint)) ||
+      (s.zero_point != nullptr && s.zero_point->dims() != s.scale->dims()) ||
+      (s.b == nullptr && !absent(kLinearB)) ||
+      (s.b != nullptr && (s.b->rank() != 1 || s.b->dim(0) != s.w->dim(0) ||
+                          s.b->dtype() != m.dtype(node.inputs[0])))) {
+    return std::nullopt;
+  }
+  return s;
+}
+
 // The node at `n` as a sibling: a product of its first input with a
-// constant 2-D weight of that input's float dtype.
+// constant 2-D weight of that input's float dtype, or a quantized Linear.
 std::optional<Sibling> sibling_at(const Matcher& m, int n) {
   const Node& node = m.node(n);
   Sibling s;
@@ -46,8 +92,10 @@ std::optional<Sibling> sibling_at(const Matcher& m, int n) {
       node.inputs.size() == 2) {
     s.activation = "none";
   } else if (node.domain == kSeqrtDomain && node.op == "Linear" &&
-             has_only_attrs(node, {"activation"}) &&
-             (node.inputs.size() == 2 || node.inputs.size() == 3)) {
+             has_only_attrs(node, {"activation", "bits", "block_size", "K",
+                                   "activation_bits"}) &&
+             node.inputs.size() >= 2 &&
+             node.inputs.size() <= kLinearInputCount) {
     s.is_linear = true;
     s.activation = linear_activation(node);
     if (s.activation.empty()) return std::nullopt;
@@ -56,11 +104,15 @@ std::optional<Sibling> sibling_at(const Matcher& m, int n) {
   }
   if (node.outputs.size() != 1) return std::nullopt;
   const ValueId x = node.inputs[0];
-  if (node.inputs[1] == kNoValue) return std::nullopt;
+  if (node.inputs[1] == kNoValue || x == kNoValue) return std::nullopt;
+  const Shape* x_shape = m.shape(x);
+  if (x_shape == nullptr || x_shape->rank() < 1) return std::nullopt;
+  if (s.is_linear && int_attr(node, "bits", 0) != 0) {
+    return quantized_sibling_at(m, n, std::move(s));
+  }
+  if (node.inputs.size() > 3) return std::nullopt;
   s.w = m.graph().constant(node.inputs[1]);
-  const Shape* x_shape = x == kNoValue ? nullptr : m.shape(x);
-  if (s.w == nullptr || s.w->rank() != 2 || x_shape == nullptr ||
-      x_shape->rank() < 1 || !is_linear_dtype(s.w->dtype()) ||
+  if (s.w == nullptr || s.w->rank() != 2 || !is_linear_dtype(s.w->dtype()) ||
       m.dtype(x) != s.w->dtype()) {
     return std::nullopt;
   }
@@ -77,7 +129,10 @@ std::optional<Sibling> sibling_at(const Matcher& m, int n) {
 bool joins(const Sibling& first, const Sibling& other) {
   return other.activation == first.activation &&
          other.w->dtype() == first.w->dtype() &&
-         other.w->dim(0) == first.w->dim(0);
+         other.k_dim() == first.k_dim() && other.bits == first.bits &&
+         other.block_size == first.block_size &&
+         other.activation_bits == first.activation_bits &&
+         (other.zero_point == nullptr) == (first.zero_point == nullptr);
 }
 
 // The siblings reading `x` that join `first`, in node order (first included).
@@ -94,9 +149,27 @@ std::vector<Sibling> group_of(const Matcher& m, const Sibling& first,
   return group;
 }
 
-// The (K, ΣN) weight: each row the siblings' rows side by side.
+// The siblings' (N_i, C) tensors `part` stacked into (ΣN, C).
+std::optional<Tensor> stack_rows(const std::vector<Sibling>& group,
+                                 int64_t total_n,
+                                 const Tensor* Sibling::*part) {
+  const Tensor& t0 = *(group.front().*part);
+  Result<Tensor> fused = Tensor::allocate(t0.dtype(), {total_n, t0.dim(1)});
+  if (!fused.is_ok()) return std::nullopt;
+  auto* out = static_cast<char*>(fused->mutable_data());
+  for (const Sibling& s : group) {
+    const Tensor& t = *(s.*part);
+    std::memcpy(out, t.data(), t.byte_size());
+    out += t.byte_size();
+  }
+  return std::move(fused).value();
+}
+
+// The fused weight: (K, ΣN), each row the siblings' rows side by side; the
+// quantized codes (ΣN, row bytes), stacked.
 std::optional<Tensor> concat_weights(const std::vector<Sibling>& group,
                                      int64_t total_n) {
+  if (group.front().bits != 0) return stack_rows(group, total_n, &Sibling::w);
   const Tensor& w0 = *group.front().w;
   Result<Tensor> fused = Tensor::allocate(w0.dtype(), {w0.dim(0), total_n});
   if (!fused.is_ok()) return std::nullopt;
@@ -114,14 +187,13 @@ std::optional<Tensor> concat_weights(const std::vector<Sibling>& group,
 
 // The (ΣN) bias, zeros for the siblings without one (allocate zero-fills).
 std::optional<Tensor> concat_biases(const std::vector<Sibling>& group,
-                                    int64_t total_n) {
-  const Tensor& w0 = *group.front().w;
-  Result<Tensor> fused = Tensor::allocate(w0.dtype(), {total_n});
+                                    int64_t total_n, DType dtype) {
+  Result<Tensor> fused = Tensor::allocate(dtype, {total_n});
   if (!fused.is_ok()) return std::nullopt;
   auto* out = static_cast<char*>(fused->mutable_data());
   for (const Sibling& s : group) {
     if (s.b != nullptr) std::memcpy(out, s.b->data(), s.b->byte_size());
-    out += s.w->dim(1) * dtype_size(w0.dtype());
+    out += s.n() * dtype_size(dtype);
   }
   return std::move(fused).value();
 }
@@ -129,6 +201,7 @@ std::optional<Tensor> concat_biases(const std::vector<Sibling>& group,
 struct FusedConstants {
   Tensor weight;
   std::optional<Tensor> bias;
+  std::optional<Tensor> scale, zero_point;  // the quantized form's
   Tensor split;
 };
 
@@ -143,13 +216,13 @@ std::optional<Fusion> match_siblings(const Matcher& m, int n) {
   std::vector<int64_t> sizes;
   bool any_bias = false, any_linear = false;
   for (const Sibling& s : group) {
-    total_n += s.w->dim(1);
-    sizes.push_back(s.w->dim(1));
+    total_n += s.n();
+    sizes.push_back(s.n());
     any_bias = any_bias || s.b != nullptr;
     any_linear = any_linear || s.is_linear;
   }
-  const int64_t k = first->w->dim(0);
-  if (static_cast<size_t>(k) * static_cast<size_t>(total_n) *
+  const int64_t row = first->bits != 0 ? first->w->dim(1) : first->w->dim(0);
+  if (static_cast<size_t>(row) * static_cast<size_t>(total_n) *
           dtype_size(first->w->dtype()) >
       kMaxFoldedBytes) {
     return std::nullopt;
@@ -159,8 +232,16 @@ std::optional<Fusion> match_siblings(const Matcher& m, int n) {
   if (!weight) return std::nullopt;  // no memory: the siblings stay
   constants.weight = std::move(*weight);
   if (any_bias) {
-    constants.bias = concat_biases(group, total_n);
+    constants.bias = concat_biases(group, total_n, m.dtype(x));
     if (!constants.bias) return std::nullopt;
+  }
+  if (first->bits != 0) {
+    constants.scale = stack_rows(group, total_n, &Sibling::scale);
+    if (!constants.scale) return std::nullopt;
+    if (first->zero_point != nullptr) {
+      constants.zero_point = stack_rows(group, total_n, &Sibling::zero_point);
+      if (!constants.zero_point) return std::nullopt;
+    }
   }
   constants.split =
       Tensor::from_vector<int64_t>({static_cast<int64_t>(sizes.size())}, sizes);
@@ -175,6 +256,8 @@ std::optional<Fusion> match_siblings(const Matcher& m, int n) {
   if (any_linear) {
     product.domain = kSeqrtDomain;
     product.op = "Linear";
+    // A quantized group shares every attribute; a float one the activation.
+    if (first->bits != 0) product.attrs = head.attrs;
     product.attrs["activation"] = Attribute(first->activation);
   } else {
     product.op = "MatMul";
@@ -205,9 +288,20 @@ std::optional<Fusion> match_siblings(const Matcher& m, int n) {
     Node& product = add[0];
     product.inputs.push_back(
         add_constant(base + ".fused_weight", constants.weight));
+    const bool quantized = constants.scale.has_value();
     if (constants.bias) {
       product.inputs.push_back(
           add_constant(base + ".fused_bias", *constants.bias));
+    } else if (quantized) {
+      product.inputs.push_back(kNoValue);
+    }
+    if (quantized) {
+      product.inputs.push_back(
+          add_constant(base + ".fused_scale", *constants.scale));
+    }
+    if (constants.zero_point) {
+      product.inputs.push_back(
+          add_constant(base + ".fused_zero_point", *constants.zero_point));
     }
     ValueId y = add_fresh_value(graph, base + ".fused_output");
     graph.value(y).dtype = dtype;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "compiler/passes/match.h"
 #include "compiler/passes/pass_test_util.h"
 
 namespace seqrt {
@@ -26,6 +27,37 @@ ValueId linear(GraphBuilder& b, ValueId x, ValueId w, ValueId bias,
   if (bias != kNoValue) inputs.push_back(bias);
   AttrMap attrs;
   if (!activation.empty()) attrs["activation"] = Attribute(activation);
+  return b.add("Linear", inputs, attrs, NodeOptions{"", kSeqrtDomain, {}});
+}
+
+// A quantized Linear of X (K = kK, 4-bit codes in one block of 16) with n
+// outputs: seeded codes and scales, zero points when asked.
+ValueId quantized_linear(GraphBuilder& b, ValueId x, int64_t n, uint32_t seed,
+                         bool zero_points, int64_t activation_bits,
+                         ValueId bias = kNoValue) {
+  constexpr int64_t kBlock = 16, kBlocks = kK / kBlock;
+  std::vector<uint8_t> codes(static_cast<size_t>(n * kK / 2));
+  std::vector<uint8_t> zps(static_cast<size_t>(n * kBlocks));
+  uint32_t state = seed;
+  for (uint8_t& c : codes)
+    c = static_cast<uint8_t>((state = state * 1664525u + 1013904223u) >> 24);
+  for (uint8_t& z : zps)
+    z = static_cast<uint8_t>((state = state * 1664525u + 1013904223u) >> 28);
+  const std::string id = std::to_string(seed);
+  std::vector<ValueId> inputs = {
+      x,
+      b.constant("codes" + id,
+                 Tensor::from_vector<uint8_t>({n, kK / 2}, codes)),
+      bias, b.constant("scale" + id, random_tensor({n, kBlocks}, seed))};
+  if (zero_points) {
+    inputs.push_back(
+        b.constant("zp" + id, Tensor::from_vector<uint8_t>({n, kBlocks}, zps)));
+  }
+  AttrMap attrs = {{"bits", Attribute(int64_t{4})},
+                   {"block_size", Attribute(kBlock)},
+                   {"K", Attribute(kK)}};
+  if (activation_bits != 0)
+    attrs["activation_bits"] = Attribute(activation_bits);
   return b.add("Linear", inputs, attrs, NodeOptions{"", kSeqrtDomain, {}});
 }
 
@@ -210,6 +242,63 @@ TEST(FuseSiblingLinears, LeavesSiblingsThatDiffer) {
     b.output(b.add("MatMul", {b.constant("w0", random_tensor({4, kK}, 25)), x}),
              "y0");
     b.output(b.add("MatMul", {b.constant("w1", random_tensor({4, kK}, 26)), x}),
+             "y1");
+    expect_unchanged(build_or_die(std::move(b)), fuse_sibling_linears_pass());
+  }
+}
+
+// A MatMulNBits file's q/k/v: quantized Linears of one X, their codes,
+// scales and zero points stacked along N; one has a bias.
+TEST(FuseSiblingLinears, FusesQuantizedLinears) {
+  for (int64_t activation_bits : {0, 8}) {
+    GraphBuilder b("quantized_qkv");
+    ValueId x = b.input("x", DType::kF32, {Dim::symbol("batch"), Dim(kK)});
+    b.output(quantized_linear(b, x, 12, 41, true, activation_bits), "q");
+    b.output(quantized_linear(b, x, 4, 42, true, activation_bits,
+                              b.constant("bk", random_tensor({4}, 43))),
+             "k");
+    b.output(quantized_linear(b, x, 6, 44, true, activation_bits), "v");
+    Graph fused =
+        expect_fused(build_or_die(std::move(b)), fuse_sibling_linears_pass(),
+                     "Linear", 1, {{"x", random_tensor({3, kK}, 45)}});
+    const Node* node = find_op(fused, "Linear");
+    ASSERT_NE(node, nullptr);
+    ASSERT_EQ(node->inputs.size(), 5u);
+    EXPECT_EQ(node->attrs.at("bits").as_int(), 4);
+    EXPECT_EQ(int_attr(*node, "activation_bits", 0), activation_bits);
+    EXPECT_EQ(fused.constant(node->inputs[1])->dims(),
+              (std::vector<int64_t>{22, kK / 2}));
+    EXPECT_EQ(fused.constant(node->inputs[3])->dims(),
+              (std::vector<int64_t>{22, 1}));
+    EXPECT_EQ(fused.constant(node->inputs[4])->dims(),
+              (std::vector<int64_t>{22, 1}));
+    const Tensor* bias = fused.constant(node->inputs[2]);
+    ASSERT_NE(bias, nullptr);
+    EXPECT_EQ(bias->element_f64(0), 0.0);
+    EXPECT_NE(bias->element_f64(12), 0.0);
+  }
+}
+
+TEST(FuseSiblingLinears, LeavesQuantizedSiblingsThatDiffer) {
+  {  // zero points on one only
+    GraphBuilder b("zero_points");
+    ValueId x = b.input("x", DType::kF32, {2, kK});
+    b.output(quantized_linear(b, x, 4, 46, true, 0), "y0");
+    b.output(quantized_linear(b, x, 4, 47, false, 0), "y1");
+    expect_unchanged(build_or_die(std::move(b)), fuse_sibling_linears_pass());
+  }
+  {  // int8 activations on one only
+    GraphBuilder b("activations");
+    ValueId x = b.input("x", DType::kF32, {2, kK});
+    b.output(quantized_linear(b, x, 4, 48, false, 8), "y0");
+    b.output(quantized_linear(b, x, 4, 49, false, 0), "y1");
+    expect_unchanged(build_or_die(std::move(b)), fuse_sibling_linears_pass());
+  }
+  {  // a quantized Linear beside a float MatMul
+    GraphBuilder b("float_beside");
+    ValueId x = b.input("x", DType::kF32, {2, kK});
+    b.output(quantized_linear(b, x, 4, 50, false, 0), "y0");
+    b.output(b.add("MatMul", {x, b.constant("w", random_tensor({kK, 4}, 51))}),
              "y1");
     expect_unchanged(build_or_die(std::move(b)), fuse_sibling_linears_pass());
   }

@@ -4,9 +4,12 @@
 // the bias and the activation last, on the tile just written.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "backends/cpu/kernels/quantized_linear.h"
+#include "backends/cpu/kernels/quantized_linear_lut.h"
 #include "backends/cpu/kernels/quantized_linear_vnni.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/gemm.h"
@@ -22,7 +25,7 @@ constexpr int64_t kGemvMaxRows = 8;
 // layer on a Xeon with AVX512-VNNI); at 4 rows, or with 8-bit codes, the
 // float kernels on X's int8 values were faster (209 against 173 us, 132
 // against 105 us).
-constexpr int64_t kVnniMaxRows = 1;
+constexpr int64_t kVnniMaxRows = 8;
 constexpr int64_t kGemvGroup = 4;
 // W rows per parallel task: the GEMV's, and the sgemm tile's N.
 constexpr int64_t kGemvTileN = 16;
@@ -52,7 +55,22 @@ float activate(onednn::Activation activation, float v) {
   return v;
 }
 
+// fn(n0, n1) for W's rows in tiles of kGemvTileN, over the threads.
+template <typename Fn>
+void gemv_tiles(int64_t n, Fn&& fn) {
+  const int64_t tiles = (n + kGemvTileN - 1) / kGemvTileN;
+  parallel_for(tiles, [&](int64_t t) {
+    const int64_t n0 = t * kGemvTileN;
+    fn(n0, std::min(n, n0 + kGemvTileN));
+  });
+}
+
 }  // namespace
+
+bool cpu_kernel_enabled(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr || std::strcmp(value, "0") != 0;
+}
 
 void finish_columns(float* dst, int64_t rows, int64_t n, int64_t n0, int64_t n1,
                     const float* bias, onednn::Activation activation) {
@@ -72,7 +90,7 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
   if (rows <= 0 || n <= 0) return;
   std::vector<float> rounded;
   if (activation_bits == 8) {
-    if (rows <= kVnniMaxRows && w.bits == 4 && vnni_gemv_takes(w)) {
+    if (rows <= kVnniMaxRows && vnni_gemv_takes(w)) {
       quantized_linear_i8(src, rows, w, bias, activation, dst);
       return;
     }
@@ -84,6 +102,20 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
     src = rounded.data();
   }
   std::vector<float> x(static_cast<size_t>(rows * k));
+  if (rows <= kGemvMaxRows && lut_gemv_takes(w)) {
+    // 4-bit codes on AVX-512: the table-lookup GEMV.
+    for (int64_t r = 0; r < rows; ++r) {
+      lut_permute(src + r * k, k, x.data() + r * k);
+    }
+    gemv_tiles(n, [&](int64_t n0, int64_t n1) {
+      for (int64_t r0 = 0; r0 < rows; r0 += kGemvGroup) {
+        lut_gemv(x.data() + r0 * k, k, std::min(kGemvGroup, rows - r0), w, n0,
+                 n1, dst + r0 * n, n);
+      }
+      finish_columns(dst, rows, n, n0, n1, bias, activation);
+    });
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     permute_activations(src + r * k, k, w.bits, w.block_size, x.data() + r * k);
   }
@@ -96,9 +128,7 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
         sums[r * w.n_blocks + i / w.block_size] += src[r * k + i];
       }
     }
-    const int64_t tiles = (n + kGemvTileN - 1) / kGemvTileN;
-    parallel_for(tiles, [&](int64_t t) {
-      const int64_t n0 = t * kGemvTileN, n1 = std::min(n, n0 + kGemvTileN);
+    gemv_tiles(n, [&](int64_t n0, int64_t n1) {
       for (int64_t r0 = 0; r0 < rows; r0 += kGemvGroup) {
         quantized_gemv(x.data() + r0 * k, k, sums.data() + r0 * w.n_blocks,
                        std::min(kGemvGroup, rows - r0), w, n0, n1, dst + r0 * n,

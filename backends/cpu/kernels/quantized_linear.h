@@ -44,9 +44,8 @@ void quantize_activation_row(const float* row, const QuantizedWeights& w,
 void round_to_int8_activations(const float* src, int64_t rows,
                                const QuantizedWeights& w, float* out);
 // dst[:, n0:n1] = act(dst + bias) for dst (rows, N): both paths' last step.
-void finish_columns(float* dst, int64_t rows, int64_t n, int64_t n0,
-                    int64_t n1, const float* bias,
-                    onednn::Activation activation);
+void finish_columns(float* dst, int64_t rows, int64_t n, int64_t n0, int64_t n1,
+                    const float* bias, onednn::Activation activation);
 
 // out (K) = x (K) in chunk order, for `chunk` elements per chunk: for 4-bit
 // codes each whole chunk holds its even elements first, then its odd ones
@@ -59,12 +58,16 @@ void permute_chunks(const In* x, int64_t k, int64_t bits, int64_t chunk,
   const int64_t half = chunk / 2;
   for (int64_t c = 0; c < whole; c += chunk) {
     for (int64_t i = 0; i < chunk; ++i) {
-      out[c + i] = bits == 4 ? x[c + (i < half ? 2 * i : 2 * (i - half) + 1)]
-                             : x[c + i];
+      out[c + i] =
+          bits == 4 ? x[c + (i < half ? 2 * i : 2 * (i - half) + 1)] : x[c + i];
     }
   }
   for (int64_t i = whole; i < k; ++i) out[i] = x[i];
 }
+
+// Whether the environment variable `name` leaves a hand-written kernel on
+// (anything but "0"): SEQRT_CPU_VNNI, SEQRT_CPU_LUT_GEMV.
+bool cpu_kernel_enabled(const char* name);
 
 // The SIMD pieces (dispatched to the CPU's best instruction set).
 //

@@ -50,8 +50,8 @@ void quantized_linear_i8(const float* src, int64_t rows,
   parallel_for(tiles, [&](int64_t t) {
     const int64_t n0 = t * kTileN, n1 = std::min(n, n0 + kTileN);
     for (int64_t r0 = 0; r0 < rows; r0 += kRowGroup) {
-      vnni_gemv(x, r0, std::min(kRowGroup, rows - r0), w, n0, n1,
-                dst + r0 * n, n);
+      vnni_gemv(x, r0, std::min(kRowGroup, rows - r0), w, n0, n1, dst + r0 * n,
+                n);
     }
     finish_columns(dst, rows, n, n0, n1, bias, activation);
   });

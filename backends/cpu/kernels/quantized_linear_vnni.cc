@@ -1,11 +1,13 @@
 // The VNNI GEMV of the int8-activation quantized Linear
-// (quantized_linear_vnni.h): per unit of W's row (64 4-bit codes or 32
-// 8-bit ones, one 32-byte load) one or two vpdpbusd per row of X, the
-// int32 sums converted and scaled by W_scale·xs. With 4-bit codes and
-// blocks of 32 a unit spans two blocks: lanes 0-3 hold the first (bytes
-// 0-15, its even and odd elements), lanes 4-7 the second. Each lane starts
-// from −zp·Σ xq of the codes it takes in, so the zero point's share is
-// exact.
+// (quantized_linear_vnni.h). W is read a unit at a time, one 512-bit load
+// per row of W (128 4-bit codes or 64 8-bit ones), and four rows of W share
+// each load of X. Per unit and row of W: the codes unpacked (4-bit: an and,
+// a shift and an and), one vpdpbusd per 64 codes, the int32 lanes converted
+// and scaled by W_scale·xs of their block. Each 128-bit lane of a unit
+// holds a quarter of it, which lies in one block (the block sizes
+// vnni_gemv_takes), so the scales spread over the lanes by one permute.
+// Each int32 lane starts from −zp·Σ xq of the codes it takes in, so the
+// zero point's share is exact.
 #include "backends/cpu/kernels/quantized_linear_vnni.h"
 
 #include <algorithm>
@@ -15,6 +17,10 @@
 #include "ops/linalg/quantized_linear.h"
 
 #if defined(__x86_64__)
+// GCC 12's AVX-512 intrinsics pass an undefined vector as the unused
+// pass-through operand, which -Wuninitialized reports once inlined here.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #define SEQRT_TARGET_VNNI \
   __attribute__((target("avx2,fma,avx512f,avx512vl,avx512bw,avx512vnni")))
@@ -26,9 +32,8 @@ namespace {
 bool cpu_has_vnni() {
 #if defined(__x86_64__)
   static const bool has = [] {
-    const char* off = std::getenv("SEQRT_CPU_VNNI");
-    if (off != nullptr && std::strcmp(off, "0") == 0) return false;
-    return __builtin_cpu_supports("avx512vnni") &&
+    return cpu_kernel_enabled("SEQRT_CPU_VNNI") &&
+           __builtin_cpu_supports("avx512vnni") &&
            __builtin_cpu_supports("avx512vl") &&
            __builtin_cpu_supports("avx512bw");
   }();
@@ -38,15 +43,25 @@ bool cpu_has_vnni() {
 #endif
 }
 
-int64_t unit_of(int64_t bits) { return bits == 4 ? 64 : 32; }
+// Elements per unit: one 64-byte load of W.
+int64_t unit_of(int64_t bits) { return bits == 4 ? 128 : 64; }
 
-// int32 lanes of a 256-bit vpdpbusd.
-constexpr int64_t kLanes = 8;
+// int32 lanes of a 512-bit vpdpbusd.
+constexpr int64_t kLanes = 16;
+
+// The block of int32 lane `lane` of unit u: each 128-bit lane (4 int32)
+// covers a quarter of the unit.
+int64_t lane_block(int64_t u, int64_t lane, int64_t unit, int64_t block) {
+  return (u * unit + lane / 4 * (unit / 4)) / block;
+}
 
 }  // namespace
 
 bool vnni_gemv_takes(const QuantizedWeights& w) {
-  return cpu_has_vnni() && (w.bits == 4 || w.bits == 8) && w.block_size >= 32;
+  // Blocks are powers of two (the contract's), so from these sizes on every
+  // 128-bit lane of a unit lies in one block.
+  return cpu_has_vnni() && (w.bits == 4 || w.bits == 8) &&
+         w.block_size >= (w.bits == 4 ? 32 : 16);
 }
 
 VnniActivations vnni_activations(const float* src, int64_t rows,
@@ -59,11 +74,13 @@ VnniActivations vnni_activations(const float* src, int64_t rows,
   const int64_t units = a.k_units / a.unit;
   a.codes.resize(static_cast<size_t>(rows * k));
   a.scales.resize(static_cast<size_t>(rows * nb));
-  a.lane_offsets.assign(static_cast<size_t>(rows * units * kLanes), 0);
-  const int32_t factor =
-      w.zero_points ? -1 : -int32_t{default_zero_point(w.bits)};
-  // The bytes one lane reads: 4 of the unit's first 32, for 4-bit codes
-  // also the 4 of its second 32 (the odd elements).
+  const auto lanes = static_cast<size_t>(rows * units * kLanes);
+  a.lane_scales.resize(lanes);
+  a.lane_sums.resize(lanes);
+  a.lane_offsets.resize(lanes);
+  const int32_t fixed_zp = default_zero_point(w.bits);
+  // The codes one lane takes in: 4 of the unit's first 64 bytes, for 4-bit
+  // codes also the 4 at the same place in its second 64 (odd elements).
   const int64_t halves = w.bits == 4 ? 2 : 1;
   std::vector<int8_t> codes(static_cast<size_t>(k));
   for (int64_t r = 0; r < rows; ++r) {
@@ -73,11 +90,20 @@ VnniActivations vnni_activations(const float* src, int64_t rows,
     permute_chunks(codes.data(), a.k_units, w.bits, a.unit, out);
     std::copy(codes.begin() + a.k_units, codes.end(), out + a.k_units);
     for (int64_t u = 0; u < units; ++u) {
-      int32_t* lanes = a.lane_offsets.data() + (r * units + u) * kLanes;
-      for (int64_t i = 0; i < 32 * halves; ++i) {
-        lanes[(i % 32) / 4] += out[u * a.unit + i];
+      for (int64_t l = 0; l < kLanes; ++l) {
+        int32_t sum = 0;
+        for (int64_t h = 0; h < halves; ++h) {
+          for (int64_t e = 0; e < 4; ++e)
+            sum += out[u * a.unit + h * 64 + 4 * l + e];
+        }
+        const auto at = static_cast<size_t>((r * units + u) * kLanes + l);
+        a.lane_scales[at] =
+            a.scales[r * nb + lane_block(u, l, a.unit, w.block_size)];
+        // |sum| <= 8·127: −sum fits the low 16 bits; the high ones stay 0
+        // for vpmaddwd.
+        a.lane_sums[at] = static_cast<uint16_t>(static_cast<int16_t>(-sum));
+        a.lane_offsets[at] = -fixed_zp * sum;
       }
-      for (int64_t l = 0; l < kLanes; ++l) lanes[l] *= factor;
     }
   }
   return a;
@@ -86,93 +112,156 @@ VnniActivations vnni_activations(const float* src, int64_t rows,
 #if defined(__x86_64__)
 namespace {
 
-SEQRT_TARGET_VNNI inline float sum_lanes(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
+// The int32 lane index of each block's first lane, for kBpu blocks per
+// unit (4: one per 128-bit lane; 2: one per half; 1: one for all).
+template <int kBpu>
+SEQRT_TARGET_VNNI inline __m512i lane_index() {
+  if (kBpu == 4) {
+    return _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+  }
+  return _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
 }
 
-template <int kBits, int R>
-SEQRT_TARGET_VNNI void gemv_rows(const VnniActivations& x, int64_t r0,
-                                 const QuantizedWeights& w, int64_t n0,
-                                 int64_t n1, float* dst, int64_t ldd) {
-  const int64_t nb = w.n_blocks, k = x.k;
-  constexpr int64_t kUnit = kBits == 4 ? 64 : 32;
-  const bool split = w.block_size < kUnit;  // 4-bit units of two blocks
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
+// kBpu consecutive block scales, each spread over its lanes.
+template <int kBpu>
+SEQRT_TARGET_VNNI inline __m512 spread_scales(const float* at) {
+  if (kBpu == 1) return _mm512_set1_ps(*at);
+  const __m128 v =
+      kBpu == 4
+          ? _mm_loadu_ps(at)
+          : _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(at)));
+  return _mm512_permutexvar_ps(lane_index<kBpu>(), _mm512_castps128_ps512(v));
+}
+
+// kBpu consecutive zero points (bytes), each spread over its lanes as int32.
+template <int kBpu>
+SEQRT_TARGET_VNNI inline __m512i spread_zero_points(const uint8_t* at) {
+  if (kBpu == 1) return _mm512_set1_epi32(*at);
+  uint32_t bytes = 0;
+  std::memcpy(&bytes, at, kBpu);
+  const __m512i v =
+      _mm512_cvtepu8_epi32(_mm_cvtsi32_si128(static_cast<int>(bytes)));
+  return _mm512_permutexvar_epi32(lane_index<kBpu>(), v);
+}
+
+// Rows [r0, r0 + R) of X against W's rows [j0, j0 + NC): each unit of W
+// loaded and unpacked once for the R rows, each load of X used by the NC
+// rows of W. kOwnZp: W has zero points (vpmaddwd of X's lane sums and the
+// zero points starts each lane), else X's lane offsets for the fixed one.
+template <int kBits, int kBpu, bool kOwnZp, int R, int NC>
+SEQRT_TARGET_VNNI void gemv_group(const VnniActivations& x, int64_t r0,
+                                  const QuantizedWeights& w, int64_t j0,
+                                  float* dst, int64_t ldd) {
+  constexpr int64_t kUnit = kBits == 4 ? 128 : 64;
+  const int64_t nb = w.n_blocks, k = x.k, units = x.k_units / kUnit;
+  const int block_shift = __builtin_ctzll(static_cast<uint64_t>(w.block_size));
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
   const int8_t* xr[R];
   const float* xs[R];
-  const int32_t* offsets[R];
-  const int64_t units = x.k_units / kUnit;
+  const float* lane_scales[R];
+  const int32_t* lane_starts[R];
   for (int r = 0; r < R; ++r) {
+    const int64_t lanes = (r0 + r) * units * kLanes;
     xr[r] = x.codes.data() + (r0 + r) * k;
     xs[r] = x.scales.data() + (r0 + r) * nb;
-    offsets[r] = x.lane_offsets.data() + (r0 + r) * units * kLanes;
+    lane_scales[r] = x.lane_scales.data() + lanes;
+    lane_starts[r] =
+        (kOwnZp ? x.lane_sums.data() : x.lane_offsets.data()) + lanes;
+  }
+  const uint8_t* row[NC];
+  const float* ws[NC];
+  const uint8_t* zps[NC];
+  __m512 total[R][NC];
+  for (int c = 0; c < NC; ++c) {
+    row[c] = w.codes + (j0 + c) * w.row_bytes;
+    ws[c] = w.scales + (j0 + c) * nb;
+    zps[c] = kOwnZp ? w.zero_points + (j0 + c) * nb : nullptr;
+    for (int r = 0; r < R; ++r) total[r][c] = _mm512_setzero_ps();
+  }
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t b0 = (u * kUnit) >> block_shift;
+    __m512i lo[NC], hi[NC], zp[NC];
+    __m512 w_scale[NC];
+    for (int c = 0; c < NC; ++c) {
+      const __m512i packed = _mm512_loadu_si512(row[c] + u * 64);
+      if (kBits == 4) {
+        lo[c] = _mm512_and_si512(packed, nibble);
+        hi[c] = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
+      } else {
+        lo[c] = packed;
+      }
+      w_scale[c] = spread_scales<kBpu>(ws[c] + b0);
+      if (kOwnZp) zp[c] = spread_zero_points<kBpu>(zps[c] + b0);
+    }
+    for (int r = 0; r < R; ++r) {
+      const int8_t* at = xr[r] + u * kUnit;
+      const __m512i x_lo = _mm512_loadu_si512(at);
+      const __m512i x_hi =
+          kBits == 4 ? _mm512_loadu_si512(at + 64) : _mm512_setzero_si512();
+      const __m512 x_scale = _mm512_loadu_ps(lane_scales[r] + u * kLanes);
+      const __m512i start = _mm512_loadu_si512(lane_starts[r] + u * kLanes);
+      for (int c = 0; c < NC; ++c) {
+        __m512i acc = kOwnZp ? _mm512_madd_epi16(start, zp[c]) : start;
+        acc = _mm512_dpbusd_epi32(acc, lo[c], x_lo);
+        if (kBits == 4) acc = _mm512_dpbusd_epi32(acc, hi[c], x_hi);
+        total[r][c] =
+            _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc),
+                            _mm512_mul_ps(w_scale[c], x_scale), total[r][c]);
+      }
+    }
   }
   const int32_t fixed_zp = default_zero_point(w.bits);
-  for (int64_t j = n0; j < n1; ++j) {
-    const uint8_t* row = w.codes + j * w.row_bytes;
-    const float* ws = w.scales + j * nb;
-    const uint8_t* zps = w.zero_points ? w.zero_points + j * nb : nullptr;
-    // Two sums per row, for even and odd units: one chain of dependent
-    // FMAs would bound the loop by their latency.
-    __m256 total[2][R];
+  for (int c = 0; c < NC; ++c) {
     for (int r = 0; r < R; ++r) {
-      total[0][r] = total[1][r] = _mm256_setzero_ps();
-    }
-    for (int64_t u0 = 0, parity = 0; u0 < x.k_units;
-         u0 += kUnit, parity ^= 1) {
-      const __m256i packed = _mm256_loadu_si256(
-          reinterpret_cast<const __m256i*>(row + u0 * kBits / 8));
-      __m256i lo = packed, hi = packed;
-      if (kBits == 4) {
-        lo = _mm256_and_si256(packed, nibble);
-        hi = _mm256_and_si256(_mm256_srli_epi16(packed, 4), nibble);
+      float out = _mm512_reduce_add_ps(total[r][c]);
+      // The elements past the last whole unit, zero point subtracted.
+      for (int64_t i = x.k_units; i < k; ++i) {
+        const int64_t b = i >> block_shift;
+        const int32_t code =
+            quantized_code(row[c], i, kBits) - (kOwnZp ? zps[c][b] : fixed_zp);
+        out += ws[c][b] * xs[r][b] * static_cast<float>(code * xr[r][i]);
       }
-      const int64_t b = u0 / w.block_size;
-      // This unit's zero point per lane, when W has its own.
-      __m256i zp = _mm256_setzero_si256();
-      if (zps != nullptr) {
-        zp = split ? _mm256_set_m128i(_mm_set1_epi32(zps[b + 1]),
-                                      _mm_set1_epi32(zps[b]))
-                   : _mm256_set1_epi32(zps[b]);
-      }
-      for (int r = 0; r < R; ++r) {
-        const int8_t* at = xr[r] + u0;
-        // −zp·Σ xq per lane to start from: the sums stay exact.
-        __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-            offsets[r] + (u0 / kUnit) * kLanes));
-        if (zps != nullptr) acc = _mm256_mullo_epi32(acc, zp);
-        acc = _mm256_dpbusd_epi32(
-            acc, lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)));
-        if (kBits == 4) {
-          acc = _mm256_dpbusd_epi32(
-              acc, hi,
-              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 32)));
-        }
-        const __m256 scale =
-            split ? _mm256_set_m128(_mm_set1_ps(ws[b + 1] * xs[r][b + 1]),
-                                    _mm_set1_ps(ws[b] * xs[r][b]))
-                  : _mm256_set1_ps(ws[b] * xs[r][b]);
-        total[parity][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), scale,
-                                           total[parity][r]);
-      }
+      dst[r * ldd + j0 + c] = out;
     }
-    float out[R];
-    for (int r = 0; r < R; ++r) {
-      out[r] = sum_lanes(_mm256_add_ps(total[0][r], total[1][r]));
-    }
-    // The elements past the last whole unit, zero point subtracted.
-    for (int64_t i = x.k_units; i < k; ++i) {
-      const int64_t b = i / w.block_size;
-      const int32_t code =
-          quantized_code(row, i, kBits) - (zps ? zps[b] : fixed_zp);
-      for (int r = 0; r < R; ++r) {
-        out[r] += ws[b] * xs[r][b] * static_cast<float>(code * xr[r][i]);
-      }
-    }
-    for (int r = 0; r < R; ++r) dst[r * ldd + j] = out[r];
+  }
+}
+
+template <int kBits, int kBpu, bool kOwnZp, int R>
+void gemv_columns(const VnniActivations& x, int64_t r0,
+                  const QuantizedWeights& w, int64_t n0, int64_t n1, float* dst,
+                  int64_t ldd) {
+  int64_t j = n0;
+  for (; j + 4 <= n1; j += 4) {
+    gemv_group<kBits, kBpu, kOwnZp, R, 4>(x, r0, w, j, dst, ldd);
+  }
+  for (; j < n1; ++j)
+    gemv_group<kBits, kBpu, kOwnZp, R, 1>(x, r0, w, j, dst, ldd);
+}
+
+template <int kBits, int kBpu, bool kOwnZp>
+void gemv_rows(const VnniActivations& x, int64_t r0, int64_t rows,
+               const QuantizedWeights& w, int64_t n0, int64_t n1, float* dst,
+               int64_t ldd) {
+  switch (rows) {
+    case 1:
+      return gemv_columns<kBits, kBpu, kOwnZp, 1>(x, r0, w, n0, n1, dst, ldd);
+    case 2:
+      return gemv_columns<kBits, kBpu, kOwnZp, 2>(x, r0, w, n0, n1, dst, ldd);
+    case 3:
+      return gemv_columns<kBits, kBpu, kOwnZp, 3>(x, r0, w, n0, n1, dst, ldd);
+    default:
+      return gemv_columns<kBits, kBpu, kOwnZp, 4>(x, r0, w, n0, n1, dst, ldd);
+  }
+}
+
+template <int kBits, int kBpu>
+void gemv_zero_points(const VnniActivations& x, int64_t r0, int64_t rows,
+                      const QuantizedWeights& w, int64_t n0, int64_t n1,
+                      float* dst, int64_t ldd) {
+  if (w.zero_points != nullptr) {
+    gemv_rows<kBits, kBpu, true>(x, r0, rows, w, n0, n1, dst, ldd);
+  } else {
+    gemv_rows<kBits, kBpu, false>(x, r0, rows, w, n0, n1, dst, ldd);
   }
 }
 
@@ -180,15 +269,14 @@ template <int kBits>
 void gemv_bits(const VnniActivations& x, int64_t r0, int64_t rows,
                const QuantizedWeights& w, int64_t n0, int64_t n1, float* dst,
                int64_t ldd) {
-  switch (rows) {
-    case 1:
-      return gemv_rows<kBits, 1>(x, r0, w, n0, n1, dst, ldd);
-    case 2:
-      return gemv_rows<kBits, 2>(x, r0, w, n0, n1, dst, ldd);
-    case 3:
-      return gemv_rows<kBits, 3>(x, r0, w, n0, n1, dst, ldd);
-    default:
-      return gemv_rows<kBits, 4>(x, r0, w, n0, n1, dst, ldd);
+  // Blocks per unit: 4, 2, or 1 (a block as large as the unit or larger).
+  const int64_t per_unit = unit_of(kBits) / w.block_size;
+  if (per_unit == 4) {
+    gemv_zero_points<kBits, 4>(x, r0, rows, w, n0, n1, dst, ldd);
+  } else if (per_unit == 2) {
+    gemv_zero_points<kBits, 2>(x, r0, rows, w, n0, n1, dst, ldd);
+  } else {
+    gemv_zero_points<kBits, 1>(x, r0, rows, w, n0, n1, dst, ldd);
   }
 }
 
