@@ -1,7 +1,9 @@
 // The quantized Linear's driver: X into chunk order once, then W's rows
-// spread over the threads, as a GEMV for a few rows of X or as tiles
-// dequantised into a per-task buffer and multiplied by dnnl_sgemm for more;
-// the bias and the activation last, on the tile just written.
+// spread over the threads, as a GEMV for a few rows of X (on AVX-512 the
+// table-lookup GEMV for 4-bit codes, quantized_linear_lut.h; with int8
+// activations and VNNI the integer one, quantized_linear_vnni.h) or as
+// tiles dequantised into a per-task buffer and multiplied by dnnl_sgemm for
+// more; the bias and the activation last, on the tile just written.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -20,12 +22,11 @@ namespace {
 // Up to this many rows of X the GEMV re-unpacks W per group of 4 rows;
 // beyond, dequantising a tile once and running sgemm is cheaper.
 constexpr int64_t kGemvMaxRows = 8;
-// int8 activations run the VNNI GEMV for a decode step of 4-bit weights
-// only: there it beat the float GEMV (82 against 97 us for a 1024x2816
-// layer on a Xeon with AVX512-VNNI); at 4 rows, or with 8-bit codes, the
-// float kernels on X's int8 values were faster (209 against 173 us, 132
-// against 105 us).
-constexpr int64_t kVnniMaxRows = 8;
+// int8 activations run the VNNI GEMV up to this many rows, as the float
+// GEMV: it beats the float kernels on X's int8 values at every such shape
+// (a 1024x2816 layer on a Xeon with AVX512-VNNI: 42 against 85 us at 1
+// row, 114 against 269 us at 4; 8-bit codes 58 against 116 us).
+constexpr int64_t kVnniMaxRows = kGemvMaxRows;
 constexpr int64_t kGemvGroup = 4;
 // W rows per parallel task: the GEMV's, and the sgemm tile's N.
 constexpr int64_t kGemvTileN = 16;
@@ -94,9 +95,9 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
       quantized_linear_i8(src, rows, w, bias, activation, dst);
       return;
     }
-    // Elsewhere the float kernels below are faster than an integer GEMV
-    // (measured: bench/quantized_linear_bench): X takes its int8 values
-    // xq·xs, so this is the int8 computation up to fp32 rounding.
+    // Elsewhere (more rows, no VNNI, 4-bit blocks of 16) X takes its int8
+    // values xq·xs for the float kernels below: the int8 computation up to
+    // fp32 rounding.
     rounded.resize(static_cast<size_t>(rows * k));
     round_to_int8_activations(src, rows, w, rounded.data());
     src = rounded.data();
