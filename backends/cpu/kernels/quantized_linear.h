@@ -86,6 +86,9 @@ void permute_activations(const float* x, int64_t k, int64_t bits,
 void quantized_gemv(const float* x, int64_t ldx, const float* block_sums,
                     int64_t rows, const QuantizedWeights& w, int64_t n0,
                     int64_t n1, float* dst, int64_t ldd);
+// quantize_activation_block (ops/linalg/quantized_linear.h), vectorised:
+// the same codes and scale.
+float quantize_activation_simd(const float* x, int64_t count, int8_t* codes);
 // out[(j - n0)·ld + (k - k0)] = W_real[k, j] in chunk order, for j in
 // [n0, n1) and k in [k0, k1); k0 is a multiple of block_size, k1 too or K.
 void dequantize_tile(const QuantizedWeights& w, int64_t n0, int64_t n1,

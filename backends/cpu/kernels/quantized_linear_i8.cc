@@ -24,7 +24,7 @@ void quantize_activation_row(const float* row, const QuantizedWeights& w,
                              int8_t* codes, float* scales) {
   for (int64_t b = 0; b < w.n_blocks; ++b) {
     const int64_t k0 = b * w.block_size;
-    scales[b] = quantize_activation_block(
+    scales[b] = quantize_activation_simd(
         row + k0, std::min(w.block_size, w.k - k0), codes + k0);
   }
 }
@@ -35,8 +35,10 @@ void round_to_int8_activations(const float* src, int64_t rows,
   std::vector<float> scales(static_cast<size_t>(w.n_blocks));
   for (int64_t r = 0; r < rows; ++r) {
     quantize_activation_row(src + r * w.k, w, codes.data(), scales.data());
-    for (int64_t i = 0; i < w.k; ++i) {
-      out[r * w.k + i] = codes[i] * scales[i / w.block_size];
+    for (int64_t b = 0; b < w.n_blocks; ++b) {
+      const int64_t k0 = b * w.block_size,
+                    k1 = std::min(w.k, k0 + w.block_size);
+      for (int64_t i = k0; i < k1; ++i) out[r * w.k + i] = codes[i] * scales[b];
     }
   }
 }

@@ -68,6 +68,43 @@ std::vector<Problem> problems() {
   return all;
 }
 
+// The vectorised quantization of X gives the op's codes and scale exactly:
+// short and long blocks, ties (x·(1/xs) at k + 0.5, rounded to even), all
+// zeros, and blocks holding NaN or ±inf (a NaN scale, codes 0).
+TEST(QuantizedLinearI8, VectorisedActivationQuantizationMatchesTheOp) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> real(-3.0f, 3.0f);
+  std::vector<std::vector<float>> blocks;
+  for (int64_t count : {1, 7, 16, 33, 128, 256}) {
+    std::vector<float> x(static_cast<size_t>(count));
+    for (float& v : x) v = real(rng);
+    blocks.push_back(x);
+  }
+  std::vector<float> ties = {127.0f, 2.5f, 3.5f, -2.5f, -0.5f, 0.5f, 126.5f};
+  ties.resize(20, 1.5f);
+  blocks.push_back(ties);
+  blocks.push_back(std::vector<float>(24, 0.0f));
+  for (float bad : {std::nanf(""), INFINITY, -INFINITY}) {
+    std::vector<float> x = blocks[3];
+    x[30] = bad;
+    blocks.push_back(x);
+  }
+  for (const std::vector<float>& x : blocks) {
+    const auto count = static_cast<int64_t>(x.size());
+    std::vector<int8_t> want(x.size(), 99), got(x.size(), 99);
+    const float want_scale =
+        quantize_activation_block(x.data(), count, want.data());
+    const float got_scale =
+        quantize_activation_simd(x.data(), count, got.data());
+    if (std::isnan(want_scale)) {
+      EXPECT_TRUE(std::isnan(got_scale)) << "block of " << count;
+    } else {
+      EXPECT_EQ(got_scale, want_scale) << "block of " << count;
+    }
+    EXPECT_EQ(got, want) << "block of " << count;
+  }
+}
+
 TEST(QuantizedLinearI8, VnniGemvMatchesExactSums) {
   if (!vnni_gemv_takes(make(1, 64, 1, 4, 32, false, 0).w)) {
     GTEST_SKIP() << "this CPU has no AVX512-VNNI (or SEQRT_CPU_VNNI=0)";

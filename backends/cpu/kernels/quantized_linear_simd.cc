@@ -241,6 +241,45 @@ void GemvImpl(const float* x, int64_t ldx, const float* sums, int64_t rows,
   }
 }
 
+// quantize_activation_block, vectorised: the same operations (max |x|, the
+// scale most/127, its reciprocal, x·(1/xs) rounded half to even, clamped),
+// so the same codes and scale; a block holding NaN or ±inf goes to it.
+float QuantizeActivationImpl(const float* x, int64_t count, int8_t* codes) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const hn::Rebind<int8_t, decltype(d)> d8;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto most = hn::Zero(d);
+  auto finite = hn::Eq(most, most);
+  for (int64_t i = 0; i < count; i += lanes) {
+    const auto valid = hn::FirstN(d, static_cast<size_t>(count - i));
+    const auto v = hn::MaskedLoad(valid, d, x + i);
+    finite = hn::And(finite, hn::IsFinite(v));
+    most = hn::Max(most, hn::Abs(v));
+  }
+  if (!hn::AllTrue(d, finite))
+    return quantize_activation_block(x, count, codes);
+  const float scale = hn::GetLane(hn::MaxOfLanes(d, most)) / 127.0f;
+  const auto inverse = hn::Set(d, scale != 0.0f ? 1.0f / scale : 0.0f);
+  const auto low = hn::Set(d, -127.0f), high = hn::Set(d, 127.0f);
+  HWY_ALIGN int8_t tail[hn::MaxLanes(d8)];
+  for (int64_t i = 0; i < count; i += lanes) {
+    const auto valid = hn::FirstN(d, static_cast<size_t>(count - i));
+    const auto q = hn::Min(
+        hn::Max(hn::Round(hn::Mul(hn::MaskedLoad(valid, d, x + i), inverse)),
+                low),
+        high);
+    const auto packed = hn::DemoteTo(d8, hn::ConvertTo(di, q));
+    if (i + lanes <= count) {
+      hn::StoreU(packed, d8, codes + i);
+    } else {
+      hn::Store(packed, d8, tail);
+      std::copy(tail, tail + (count - i), codes + i);
+    }
+  }
+  return scale;
+}
+
 template <int kBits, class D>
 void DequantizeBits(D d, const QuantizedWeights& w, int64_t n0, int64_t n1,
                     int64_t k0, int64_t k1, float* out, int64_t ld) {
@@ -298,6 +337,7 @@ HWY_EXPORT(ChunkImpl);
 HWY_EXPORT(PermuteImpl);
 HWY_EXPORT(GemvImpl);
 HWY_EXPORT(DequantizeImpl);
+HWY_EXPORT(QuantizeActivationImpl);
 
 int64_t quantized_chunk(int64_t bits, int64_t block_size) {
   return HWY_DYNAMIC_DISPATCH(ChunkImpl)(bits, block_size);
@@ -318,6 +358,10 @@ void quantized_gemv(const float* x, int64_t ldx, const float* block_sums,
 void dequantize_tile(const QuantizedWeights& w, int64_t n0, int64_t n1,
                      int64_t k0, int64_t k1, float* out, int64_t ld) {
   HWY_DYNAMIC_DISPATCH(DequantizeImpl)(w, n0, n1, k0, k1, out, ld);
+}
+
+float quantize_activation_simd(const float* x, int64_t count, int8_t* codes) {
+  return HWY_DYNAMIC_DISPATCH(QuantizeActivationImpl)(x, count, codes);
 }
 
 }  // namespace seqrt::cpu
