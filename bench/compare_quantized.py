@@ -10,6 +10,8 @@ with the embedding table quantized (GatherBlockQuantized; seqrt quantize
 seqrt quantize --activations int8).
 
 Each engine runs each file in its own process, `--repeat` runs, median;
+`--rounds` such processes per file, interleaved over the files, median;
+`--spin` lets idle threads spin (both engines' default) instead of sleep;
 the table gives the step time, the parameter bytes (`seqrt inspect`), each
 process's peak RSS and, where both ran the same file, seqrt's largest
 logit difference from onnxruntime relative to the largest logit. Usage
@@ -21,6 +23,7 @@ logit difference from onnxruntime relative to the largest logit. Usage
 import argparse
 import pathlib
 import re
+import statistics
 import subprocess
 import sys
 
@@ -118,6 +121,9 @@ def main() -> int:
                         default=pathlib.Path("/tmp/seqrt-bench-quantized"))
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="runs of every file, interleaved; the table "
+                             "gives each file's median round")
     parser.add_argument("--spin", action="store_true",
                         help="idle threads spin (libgomp's and onnxruntime's "
                              "default) instead of sleeping, for both engines")
@@ -146,27 +152,41 @@ def main() -> int:
                  seqrt_quantized(args.cli, f32, "int4", activations="int8"),
              "seqrt int8, int8 activations":
                  seqrt_quantized(args.cli, f32, "int8", activations="int8")}
+    # Rounds over all files, each file's time the median of its rounds: a
+    # VM's speed drifts by 10-30 % between processes, and interleaving
+    # spreads the drift over every file alike.
+    times = {label: ([], []) for label in files}
     rows = {}
-    for label, path in files.items():
-        seqrt = engines.run_seqrt(args.cli, path, inputs, directory / "out_s",
-                                  args.repeat, args.threads, args.spin)
-        ort = None
-        if path.suffix == ".onnx":
-            ort = engines.run_onnxruntime(path, inputs, directory / "out_o",
-                                          args.repeat, args.threads, args.spin)
-        rel = None
+    for _ in range(args.rounds):
+        for label, path in files.items():
+            seqrt = engines.run_seqrt(args.cli, path, inputs,
+                                      directory / "out_s", args.repeat,
+                                      args.threads, args.spin)
+            ort = None
+            if path.suffix == ".onnx":
+                ort = engines.run_onnxruntime(path, inputs, directory / "out_o",
+                                              args.repeat, args.threads,
+                                              args.spin)
+                times[label][1].append(ort.run_ms)
+            times[label][0].append(seqrt.run_ms)
+            rel = None
+            if ort is not None:
+                logits, want = seqrt.outputs["logits"], ort.outputs["logits"]
+                rel = float(np.abs(logits - want).max() / np.abs(want).max())
+            rows[label] = (seqrt, ort, parameter_bytes(args.cli, path), rel)
+            print(f"{label}: seqrt {seqrt.run_ms:.3f} ms"
+                  + (f", onnxruntime {ort.run_ms:.3f} ms" if ort else ""),
+                  file=sys.stderr, flush=True)
+    for label, (seqrt_ms, ort_ms) in times.items():
+        seqrt, ort, params, rel = rows[label]
+        seqrt.run_ms = statistics.median(seqrt_ms)
         if ort is not None:
-            logits, want = seqrt.outputs["logits"], ort.outputs["logits"]
-            rel = float(np.abs(logits - want).max() / np.abs(want).max())
-        rows[label] = (seqrt, ort, parameter_bytes(args.cli, path), rel)
-        print(f"{label}: seqrt {seqrt.run_ms:.3f} ms"
-              + (f", onnxruntime {ort.run_ms:.3f} ms" if ort else ""),
-              file=sys.stderr, flush=True)
+            ort.run_ms = statistics.median(ort_ms)
     base = rows["f32"][0].run_ms
     print(f"Llama decode step (d {args.dim}, ffn {args.ffn}, {args.layers} "
           f"layers, vocab {args.vocab}, past {PAST}), {args.threads} threads "
           f"({'spinning' if args.spin else 'sleeping'} when idle), "
-          f"median of {args.repeat}")
+          f"median of {args.rounds} rounds of {args.repeat} runs")
     print("| file | seqrt ms | seqrt f32 / this | onnxruntime ms | "
           "onnxruntime / seqrt | parameters MiB | seqrt peak RSS MiB | "
           "logits vs onnxruntime (rel) |")

@@ -1,6 +1,6 @@
 // The quantized Linear's driver: X into chunk order once, then W's rows
-// spread over the threads, as a GEMV for a few rows of X (on AVX-512 the
-// table-lookup GEMV for 4-bit codes, quantized_linear_lut.h; with int8
+// spread over the threads, as a GEMV for a few rows of X (on AVX-512 its
+// own GEMVs, quantized_linear_avx512.h; with int8
 // activations and VNNI the integer one, quantized_linear_vnni.h) or as
 // tiles dequantised into a per-task buffer and multiplied by dnnl_sgemm for
 // more; the bias and the activation last, on the tile just written.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels/quantized_linear.h"
-#include "backends/cpu/kernels/quantized_linear_lut.h"
+#include "backends/cpu/kernels/quantized_linear_avx512.h"
 #include "backends/cpu/kernels/quantized_linear_vnni.h"
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/simd/gemm.h"
@@ -105,15 +105,19 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
     src = rounded.data();
   }
   std::vector<float> x(static_cast<size_t>(rows * k));
-  if (rows <= kGemvMaxRows && lut_gemv_takes(w)) {
-    // 4-bit codes on AVX-512: the table-lookup GEMV.
-    for (int64_t r = 0; r < rows; ++r) {
-      lut_permute(src + r * k, k, x.data() + r * k);
+  if (rows <= kGemvMaxRows && avx512_gemv_takes(w)) {
+    // AVX-512: the table-lookup GEMV (4-bit, X permuted) or the 8-bit one.
+    const float* xs = src;
+    if (w.bits == 4) {
+      for (int64_t r = 0; r < rows; ++r) {
+        avx512_permute_4bit(src + r * k, k, x.data() + r * k);
+      }
+      xs = x.data();
     }
     gemv_tiles(n, [&](int64_t n0, int64_t n1) {
       for (int64_t r0 = 0; r0 < rows; r0 += kGemvGroup) {
-        lut_gemv(x.data() + r0 * k, k, std::min(kGemvGroup, rows - r0), w, n0,
-                 n1, dst + r0 * n, n);
+        avx512_gemv(xs + r0 * k, k, std::min(kGemvGroup, rows - r0), w, n0, n1,
+                    dst + r0 * n, n);
       }
       finish_columns(dst, rows, n, n0, n1, bias, activation);
     });

@@ -66,7 +66,7 @@ void permute_chunks(const In* x, int64_t k, int64_t bits, int64_t chunk,
 }
 
 // Whether the environment variable `name` leaves a hand-written kernel on
-// (anything but "0"): SEQRT_CPU_VNNI, SEQRT_CPU_LUT_GEMV.
+// (anything but "0"): SEQRT_CPU_VNNI, SEQRT_CPU_AVX512_GEMV.
 bool cpu_kernel_enabled(const char* name);
 
 // The SIMD pieces (dispatched to the CPU's best instruction set).
