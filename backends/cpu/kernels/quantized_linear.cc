@@ -24,8 +24,8 @@ namespace {
 constexpr int64_t kGemvMaxRows = 8;
 // int8 activations run the VNNI GEMV up to this many rows, as the float
 // GEMV: it beats the float kernels on X's int8 values at every such shape
-// (a 1024x2816 layer on a Xeon with AVX512-VNNI: 42 against 85 us at 1
-// row, 114 against 269 us at 4; 8-bit codes 58 against 116 us).
+// (a 1024x2816 layer on a Xeon with AVX512-VNNI: 32 against 87 us at 1
+// row, 102 against 172 us at 4; 8-bit codes 49 against 104 us).
 constexpr int64_t kVnniMaxRows = kGemvMaxRows;
 constexpr int64_t kGemvGroup = 4;
 // W rows per parallel task: the GEMV's, and the sgemm tile's N (128 rows
