@@ -23,6 +23,23 @@ struct QuantizedWeights {
   int64_t n = 0, k = 0, bits = 0, block_size = 0, n_blocks = 0, row_bytes = 0;
 };
 
+// Rows [j0, j0 + NC) of W as a GEMV reads them side by side: each one's
+// codes, scales and zero points (null when W has none).
+template <int NC>
+struct WeightRows {
+  WeightRows(const QuantizedWeights& w, int64_t j0) {
+    for (int c = 0; c < NC; ++c) {
+      codes[c] = w.codes + (j0 + c) * w.row_bytes;
+      scales[c] = w.scales + (j0 + c) * w.n_blocks;
+      zero_points[c] =
+          w.zero_points ? w.zero_points + (j0 + c) * w.n_blocks : nullptr;
+    }
+  }
+  const uint8_t* codes[NC];
+  const float* scales[NC];
+  const uint8_t* zero_points[NC];
+};
+
 // dst (rows, N) = act(src (rows, K) · W_real + bias); bias (N) or null.
 // Threads over N. activation_bits 8: X quantized to int8 per block first
 // (the op's contract); up to 8 rows on a CPU with VNNI then run the

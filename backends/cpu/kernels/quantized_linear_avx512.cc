@@ -60,7 +60,7 @@ template <int R, int NC, bool kOwnZp>
 SEQRT_TARGET_AVX512 void table_group(const float* x, int64_t ldx,
                                      const QuantizedWeights& w, int64_t j0,
                                      float* dst, int64_t ldd) {
-  const int64_t nb = w.n_blocks, chunks = w.k / kChunk;
+  const int64_t chunks = w.k / kChunk;
   const int block_shift = __builtin_ctzll(static_cast<uint64_t>(w.block_size));
   // Lane l takes nibble l / 4 of the chunk's int32 l % 4 (then nibble
   // 4 + l / 4).
@@ -72,25 +72,22 @@ SEQRT_TARGET_AVX512 void table_group(const float* x, int64_t ldx,
       _mm512_set_ps(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512 centred =
       _mm512_sub_ps(iota, _mm512_set1_ps(default_zero_point(4)));
-  const uint8_t* row[NC];
-  const float* scales[NC];
-  const uint8_t* zps[NC];
+  const WeightRows<NC> rows(w, j0);
   __m512 total[R][NC];
   for (int c = 0; c < NC; ++c) {
-    row[c] = w.codes + (j0 + c) * w.row_bytes;
-    scales[c] = w.scales + (j0 + c) * nb;
-    zps[c] = kOwnZp ? w.zero_points + (j0 + c) * nb : nullptr;
     for (int r = 0; r < R; ++r) total[r][c] = _mm512_setzero_ps();
   }
   for (int64_t q = 0; q < chunks; ++q) {
     const int64_t b = (q * kChunk) >> block_shift;
     for (int c = 0; c < NC; ++c) {
-      const __m512i bytes = _mm512_broadcast_i32x4(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[c] + q * 16)));
+      const __m512i bytes = _mm512_broadcast_i32x4(_mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(rows.codes[c] + q * 16)));
       // (code − zp)·scale, rounded once, as the reference dequantises.
       const __m512 codes =
-          kOwnZp ? _mm512_sub_ps(iota, _mm512_set1_ps(zps[c][b])) : centred;
-      const __m512 table = _mm512_mul_ps(codes, _mm512_set1_ps(scales[c][b]));
+          kOwnZp ? _mm512_sub_ps(iota, _mm512_set1_ps(rows.zero_points[c][b]))
+                 : centred;
+      const __m512 table =
+          _mm512_mul_ps(codes, _mm512_set1_ps(rows.scales[c][b]));
       const __m512 first =
           _mm512_permutexvar_ps(_mm512_srlv_epi32(bytes, shift_first), table);
       const __m512 second =
@@ -110,9 +107,9 @@ SEQRT_TARGET_AVX512 void table_group(const float* x, int64_t ldx,
       // The elements past the last whole chunk.
       for (int64_t i = chunks * kChunk; i < w.k; ++i) {
         const int64_t b = i >> block_shift;
-        const int32_t code =
-            quantized_code(row[c], i, 4) - (kOwnZp ? zps[c][b] : fixed_zp);
-        out += x[r * ldx + i] * (static_cast<float>(code) * scales[c][b]);
+        const int32_t code = quantized_code(rows.codes[c], i, 4) -
+                             (kOwnZp ? rows.zero_points[c][b] : fixed_zp);
+        out += x[r * ldx + i] * (static_cast<float>(code) * rows.scales[c][b]);
       }
       dst[r * ldd + j0 + c] = out;
     }
@@ -127,31 +124,26 @@ template <int R, int NC, bool kOwnZp>
 SEQRT_TARGET_AVX512 void wide_group(const float* x, int64_t ldx,
                                     const QuantizedWeights& w, int64_t j0,
                                     float* dst, int64_t ldd) {
-  const int64_t nb = w.n_blocks, chunks_per_block = w.block_size / 16;
+  const int64_t chunks_per_block = w.block_size / 16;
   const int64_t whole_blocks = w.k / w.block_size;
   const __m128i sign = _mm_set1_epi8(static_cast<char>(0x80));
-  const uint8_t* row[NC];
-  const float* scales[NC];
-  const uint8_t* zps[NC];
+  const WeightRows<NC> rows(w, j0);
   __m512 total[R][NC];
   for (int c = 0; c < NC; ++c) {
-    row[c] = w.codes + (j0 + c) * w.row_bytes;
-    scales[c] = w.scales + (j0 + c) * nb;
-    zps[c] = kOwnZp ? w.zero_points + (j0 + c) * nb : nullptr;
     for (int r = 0; r < R; ++r) total[r][c] = _mm512_setzero_ps();
   }
   for (int64_t b = 0; b < whole_blocks; ++b) {
     __m512 part[R][NC];
     __m512i zp[NC];
     for (int c = 0; c < NC; ++c) {
-      if (kOwnZp) zp[c] = _mm512_set1_epi32(zps[c][b]);
+      if (kOwnZp) zp[c] = _mm512_set1_epi32(rows.zero_points[c][b]);
       for (int r = 0; r < R; ++r) part[r][c] = _mm512_setzero_ps();
     }
     for (int64_t q = b * chunks_per_block; q < (b + 1) * chunks_per_block;
          ++q) {
       for (int c = 0; c < NC; ++c) {
-        const __m128i bytes =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[c] + q * 16));
+        const __m128i bytes = _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(rows.codes[c] + q * 16));
         const __m512i centred =
             kOwnZp ? _mm512_sub_epi32(_mm512_cvtepu8_epi32(bytes), zp[c])
                    : _mm512_cvtepi8_epi32(_mm_xor_si128(bytes, sign));
@@ -163,7 +155,7 @@ SEQRT_TARGET_AVX512 void wide_group(const float* x, int64_t ldx,
       }
     }
     for (int c = 0; c < NC; ++c) {
-      const __m512 scale = _mm512_set1_ps(scales[c][b]);
+      const __m512 scale = _mm512_set1_ps(rows.scales[c][b]);
       for (int r = 0; r < R; ++r)
         total[r][c] = _mm512_fmadd_ps(part[r][c], scale, total[r][c]);
     }
@@ -174,8 +166,9 @@ SEQRT_TARGET_AVX512 void wide_group(const float* x, int64_t ldx,
       float out = _mm512_reduce_add_ps(total[r][c]);
       for (int64_t i = whole_blocks * w.block_size; i < w.k; ++i) {
         const int64_t b = i / w.block_size;
-        const int32_t code = row[c][i] - (kOwnZp ? zps[c][b] : fixed_zp);
-        out += x[r * ldx + i] * (static_cast<float>(code) * scales[c][b]);
+        const int32_t code =
+            rows.codes[c][i] - (kOwnZp ? rows.zero_points[c][b] : fixed_zp);
+        out += x[r * ldx + i] * (static_cast<float>(code) * rows.scales[c][b]);
       }
       dst[r * ldd + j0 + c] = out;
     }

@@ -179,14 +179,9 @@ SEQRT_TARGET_VNNI void gemv_group(const VnniActivations& x, int64_t r0,
     lane_starts[r] =
         (kOwnZp ? x.lane_sums.data() : x.lane_offsets.data()) + lanes;
   }
-  const uint8_t* row[NC];
-  const float* ws[NC];
-  const uint8_t* zps[NC];
+  const WeightRows<NC> rows(w, j0);
   __m512 total[R][NC];
   for (int c = 0; c < NC; ++c) {
-    row[c] = w.codes + (j0 + c) * w.row_bytes;
-    ws[c] = w.scales + (j0 + c) * nb;
-    zps[c] = kOwnZp ? w.zero_points + (j0 + c) * nb : nullptr;
     for (int r = 0; r < R; ++r) total[r][c] = _mm512_setzero_ps();
   }
   for (int64_t u = 0; u < units; ++u) {
@@ -194,16 +189,16 @@ SEQRT_TARGET_VNNI void gemv_group(const VnniActivations& x, int64_t r0,
     __m512i lo[NC], hi[NC], zp[NC];
     __m512 w_scale[NC];
     for (int c = 0; c < NC; ++c) {
-      const __m512i packed = _mm512_loadu_si512(row[c] + u * 64);
-      prefetch_ahead(row[c] + u * 64);
+      const __m512i packed = _mm512_loadu_si512(rows.codes[c] + u * 64);
+      prefetch_ahead(rows.codes[c] + u * 64);
       if (kBits == 4) {
         lo[c] = _mm512_and_si512(packed, nibble);
         hi[c] = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
       } else {
         lo[c] = packed;
       }
-      w_scale[c] = spread_scales<kBpu>(ws[c] + b0);
-      if (kOwnZp) zp[c] = spread_zero_points<kBpu>(zps[c] + b0);
+      w_scale[c] = spread_scales<kBpu>(rows.scales[c] + b0);
+      if (kOwnZp) zp[c] = spread_zero_points<kBpu>(rows.zero_points[c] + b0);
     }
     for (int r = 0; r < R; ++r) {
       const int8_t* at = xr[r] + u * kUnit;
@@ -229,9 +224,10 @@ SEQRT_TARGET_VNNI void gemv_group(const VnniActivations& x, int64_t r0,
       // The elements past the last whole unit, zero point subtracted.
       for (int64_t i = x.k_units; i < k; ++i) {
         const int64_t b = i >> block_shift;
-        const int32_t code =
-            quantized_code(row[c], i, kBits) - (kOwnZp ? zps[c][b] : fixed_zp);
-        out += ws[c][b] * xs[r][b] * static_cast<float>(code * xr[r][i]);
+        const int32_t code = quantized_code(rows.codes[c], i, kBits) -
+                             (kOwnZp ? rows.zero_points[c][b] : fixed_zp);
+        out +=
+            rows.scales[c][b] * xs[r][b] * static_cast<float>(code * xr[r][i]);
       }
       dst[r * ldd + j0 + c] = out;
     }
