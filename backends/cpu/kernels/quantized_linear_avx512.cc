@@ -12,8 +12,10 @@
 #if defined(__x86_64__)
 // GCC 12's AVX-512 intrinsics pass an undefined vector as the unused
 // pass-through operand, which -Wuninitialized reports once inlined here.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #define SEQRT_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f")))
 #endif
