@@ -22,11 +22,13 @@ namespace {
 // Up to this many rows of X the GEMV re-unpacks W per group of 4 rows;
 // beyond, dequantising a tile once and running sgemm is cheaper.
 constexpr int64_t kGemvMaxRows = 8;
-// int8 activations run the VNNI GEMV up to this many rows, as the float
-// GEMV: it beats the float kernels on X's int8 values at every such shape
-// (a 1024x2816 layer on a Xeon with AVX512-VNNI: 32 against 87 us at 1
-// row, 102 against 172 us at 4; 8-bit codes 49 against 104 us).
-constexpr int64_t kVnniMaxRows = kGemvMaxRows;
+// int8 activations run the VNNI GEMV (groups of 4 rows of X, W's tile in
+// L1 across them) up to this many rows: it beats the float kernels on X's
+// int8 values there (a 1024x2816 layer on a Xeon with AVX512-VNNI, 4-bit
+// codes: 32 against 87 us at 1 row, 102 against 172 us at 4, 1.25 against
+// 1.47 ms at 64; 8-bit 1.37 against 1.49 ms at 64); at 256 rows the two
+// were even (5.4 ms), and the tiled sgemm scales better beyond.
+constexpr int64_t kVnniMaxRows = 64;
 constexpr int64_t kGemvGroup = 4;
 // W rows per parallel task: the GEMV's, and the sgemm tile's N (128 rows
 // took 64 rows of X through a 4-bit 1024x2816 layer in 1.77 ms, 64 rows

@@ -42,7 +42,7 @@ struct WeightRows {
 
 // dst (rows, N) = act(src (rows, K) · W_real + bias); bias (N) or null.
 // Threads over N. activation_bits 8: X quantized to int8 per block first
-// (the op's contract); up to 8 rows on a CPU with VNNI then run the
+// (the op's contract); up to 64 rows on a CPU with VNNI then run the
 // integer GEMV (quantized_linear_i8), the rest the float kernels on X's
 // int8 values.
 void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,

@@ -93,12 +93,12 @@ void add_value_cases(std::vector<OpCase>& cases) {
   add("q4_m2_many_columns", {{2, 16}, 8 * 65536 + 3, 4, 16, true, true});
 }
 
-// int8 activations (activation_bits 8): one row of 4-bit codes in blocks
-// of 32 (VNNI units spanning two blocks) and 64 with zero points and a
-// tail past the last unit (the CPU's VNNI GEMV, where the CPU has it),
-// block 16, 8-bit codes and more rows (its float kernels on X's int8
-// values), a short last block and odd K, N crossing its 16-column tiles,
-// f16 X, and a row with a zero block (scale 0).
+// int8 activations (activation_bits 8): 4-bit codes in blocks of 32 (four
+// blocks per VNNI unit) and 64 with zero points and a tail past the last
+// unit, 8-bit codes, 1 to 64 rows (the CPU's VNNI GEMV, where the CPU has
+// it), 4-bit blocks of 16 and more than 64 rows (its float kernels on X's
+// int8 values), a short last block and odd K, N crossing its 16-column
+// tiles, f16 X, and a row with a zero block (scale 0).
 void add_int8_activation_cases(std::vector<OpCase>& cases) {
   uint64_t seed = 500;
   auto add = [&](const std::string& name, QuantSpec s) {
@@ -115,6 +115,7 @@ void add_int8_activation_cases(std::vector<OpCase>& cases) {
   add("a8_q8_m1_zp", {{1, 96}, 70, 8, 32, true, true});
   add("a8_q8_m2_short_block_relu", {{2, 75}, 19, 8, 16, true, false, "relu"});
   add("a8_q8_m37_block1024", {{37, 1100}, 9, 8, 1024, false, true});
+  add("a8_q4_m70_tiles", {{70, 256}, 40, 4, 32, true, true});
   add("a8_q4_rank3_f16", {{2, 3, 64}, 24, 4, 32, true, true, "none",
                           DType::kF16});
   QuantSpec zero{{2, 64}, 20, 4, 32, true, true};
