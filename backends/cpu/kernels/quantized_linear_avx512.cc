@@ -84,6 +84,7 @@ SEQRT_TARGET_AVX512 void table_group(const float* x, int64_t ldx,
     for (int c = 0; c < NC; ++c) {
       const __m512i bytes = _mm512_broadcast_i32x4(_mm_loadu_si128(
           reinterpret_cast<const __m128i*>(rows.codes[c] + q * 16)));
+      if ((q & 3) == 0) prefetch_weights(rows.codes[c] + q * 16);
       // (code − zp)·scale, rounded once, as the reference dequantises.
       const __m512 codes =
           kOwnZp ? _mm512_sub_ps(iota, _mm512_set1_ps(rows.zero_points[c][b]))

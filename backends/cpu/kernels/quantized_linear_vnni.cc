@@ -114,17 +114,6 @@ VnniActivations vnni_activations(const float* src, int64_t rows,
 #if defined(__x86_64__)
 namespace {
 
-// Asks for W's bytes kPrefetchBytes past `at` into L1: a step's weights
-// come from past L2. 2 KiB ahead (the next group's rows for K 1024) took a
-// 1024x2816 4-bit layer cycling through 16 copies of W from 74 to 70 us
-// (bench/quantized_linear_bench, copies 16; 4 runs each, interleaved);
-// 1 or 4 KiB ahead, into L2, or the scales as well did no better.
-constexpr int64_t kPrefetchBytes = 2048;
-
-SEQRT_TARGET_VNNI inline void prefetch_ahead(const uint8_t* at) {
-  _mm_prefetch(reinterpret_cast<const char*>(at + kPrefetchBytes), _MM_HINT_T0);
-}
-
 // The int32 lane index of each block's first lane, for kBpu blocks per
 // unit (4: one per 128-bit lane; 2: one per half; 1: one for all).
 template <int kBpu>
@@ -192,7 +181,7 @@ SEQRT_TARGET_VNNI void gemv_group(const VnniActivations& x, int64_t r0,
     __m512 w_scale[NC];
     for (int c = 0; c < NC; ++c) {
       const __m512i packed = _mm512_loadu_si512(rows.codes[c] + u * 64);
-      prefetch_ahead(rows.codes[c] + u * 64);
+      prefetch_weights(rows.codes[c] + u * 64);
       if (kBits == 4) {
         lo[c] = _mm512_and_si512(packed, nibble);
         hi[c] = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
