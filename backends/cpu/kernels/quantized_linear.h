@@ -27,9 +27,9 @@ struct QuantizedWeights {
 // decode step's weights come from past L2. 2 KiB ahead (the next group of
 // rows for K 1024) took a 1024x2816 4-bit layer cycling through 16 copies
 // of W from 74 to 70 us in the VNNI GEMV and from 84 to 79 us in the
-// table-lookup one (bench/quantized_linear_bench, copies 16, 4 runs each,
-// interleaved); 1 or 4 KiB ahead, into L2, or the scales as well did no
-// better.
+// table-lookup one, an 8-bit layer from 110 to 105 us in the AVX-512 one
+// (bench/quantized_linear_bench, copies 16, 4 runs each, interleaved); 1
+// or 4 KiB ahead, into L2, or the scales as well did no better.
 inline constexpr int64_t kWeightPrefetchBytes = 2048;
 inline void prefetch_weights(const uint8_t* at) {
   __builtin_prefetch(at + kWeightPrefetchBytes, 0, 3);

@@ -147,6 +147,7 @@ SEQRT_TARGET_AVX512 void wide_group(const float* x, int64_t ldx,
       for (int c = 0; c < NC; ++c) {
         const __m128i bytes = _mm_loadu_si128(
             reinterpret_cast<const __m128i*>(rows.codes[c] + q * 16));
+        if ((q & 3) == 0) prefetch_weights(rows.codes[c] + q * 16);
         const __m512i centred =
             kOwnZp ? _mm512_sub_epi32(_mm512_cvtepu8_epi32(bytes), zp[c])
                    : _mm512_cvtepi8_epi32(_mm_xor_si128(bytes, sign));
