@@ -126,13 +126,24 @@ std::optional<Sibling> sibling_at(const Matcher& m, int n) {
   return s;
 }
 
+// Whether two quantized siblings' W, W_scale and W_zero_point stack: the
+// same width and dtype each (a malformed node fails its own check later).
+bool same_quantized_layout(const Sibling& first, const Sibling& other) {
+  auto same = [](const Tensor* a, const Tensor* b) {
+    return a == nullptr || (a->dtype() == b->dtype() && a->dim(1) == b->dim(1));
+  };
+  return same(first.w, other.w) && same(first.scale, other.scale) &&
+         same(first.zero_point, other.zero_point);
+}
+
 bool joins(const Sibling& first, const Sibling& other) {
   return other.activation == first.activation &&
          other.w->dtype() == first.w->dtype() &&
          other.k_dim() == first.k_dim() && other.bits == first.bits &&
          other.block_size == first.block_size &&
          other.activation_bits == first.activation_bits &&
-         (other.zero_point == nullptr) == (first.zero_point == nullptr);
+         (other.zero_point == nullptr) == (first.zero_point == nullptr) &&
+         (first.bits == 0 || same_quantized_layout(first, other));
 }
 
 // The siblings reading `x` that join `first`, in node order (first included).

@@ -52,9 +52,9 @@ int64_t unit_of(int64_t bits) { return bits == 4 ? 128 : 64; }
 constexpr int64_t kLanes = 16;
 
 // The block of int32 lane `lane` of unit u: each 128-bit lane (4 int32)
-// covers a quarter of the unit.
-int64_t lane_block(int64_t u, int64_t lane, int64_t unit, int64_t block) {
-  return (u * unit + lane / 4 * (unit / 4)) / block;
+// covers a quarter of the unit; blocks are 2^block_shift elements.
+int64_t lane_block(int64_t u, int64_t lane, int64_t unit, int block_shift) {
+  return (u * unit + lane / 4 * (unit / 4)) >> block_shift;
 }
 
 }  // namespace
@@ -81,6 +81,7 @@ VnniActivations vnni_activations(const float* src, int64_t rows,
   a.lane_sums.resize(lanes);
   a.lane_offsets.resize(lanes);
   const int32_t fixed_zp = default_zero_point(w.bits);
+  const int block_shift = __builtin_ctzll(static_cast<uint64_t>(w.block_size));
   // The codes one lane takes in: 4 of the unit's first 64 bytes, for 4-bit
   // codes also the 4 at the same place in its second 64 (odd elements).
   const int64_t halves = w.bits == 4 ? 2 : 1;
@@ -100,7 +101,7 @@ VnniActivations vnni_activations(const float* src, int64_t rows,
         }
         const auto at = static_cast<size_t>((r * units + u) * kLanes + l);
         a.lane_scales[at] =
-            a.scales[r * nb + lane_block(u, l, a.unit, w.block_size)];
+            a.scales[r * nb + lane_block(u, l, a.unit, block_shift)];
         // |sum| <= 8·127: −sum fits the low 16 bits; the high ones stay 0
         // for vpmaddwd.
         a.lane_sums[at] = static_cast<uint16_t>(static_cast<int16_t>(-sum));
