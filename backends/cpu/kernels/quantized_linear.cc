@@ -96,7 +96,14 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
   std::vector<float> rounded;
   if (activation_bits == 8) {
     if (rows <= kVnniMaxRows && vnni_gemv_takes(w)) {
-      quantized_linear_i8(src, rows, w, bias, activation, dst);
+      const VnniActivations xq = vnni_activations(src, rows, w);
+      gemv_tiles(n, [&](int64_t n0, int64_t n1) {
+        for (int64_t r0 = 0; r0 < rows; r0 += kGemvGroup) {
+          vnni_gemv(xq, r0, std::min(kGemvGroup, rows - r0), w, n0, n1,
+                    dst + r0 * n, n);
+        }
+        finish_columns(dst, rows, n, n0, n1, bias, activation);
+      });
       return;
     }
     // Elsewhere (more rows, no VNNI, 4-bit blocks of 16) X takes its int8
@@ -106,11 +113,13 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
     round_to_int8_activations(src, rows, w, rounded.data());
     src = rounded.data();
   }
-  std::vector<float> x(static_cast<size_t>(rows * k));
+  std::vector<float> x;
   if (rows <= kGemvMaxRows && avx512_gemv_takes(w)) {
-    // AVX-512: the table-lookup GEMV (4-bit, X permuted) or the 8-bit one.
+    // AVX-512: the table-lookup GEMV (4-bit, X permuted) or the 8-bit one,
+    // which reads X as it is.
     const float* xs = src;
     if (w.bits == 4) {
+      x.resize(static_cast<size_t>(rows * k));
       for (int64_t r = 0; r < rows; ++r) {
         avx512_permute_4bit(src + r * k, k, x.data() + r * k);
       }
@@ -125,6 +134,7 @@ void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
     });
     return;
   }
+  x.resize(static_cast<size_t>(rows * k));
   for (int64_t r = 0; r < rows; ++r) {
     permute_activations(src + r * k, k, w.bits, w.block_size, x.data() + r * k);
   }

@@ -55,16 +55,11 @@ struct WeightRows {
 // dst (rows, N) = act(src (rows, K) · W_real + bias); bias (N) or null.
 // Threads over N. activation_bits 8: X quantized to int8 per block first
 // (the op's contract); up to 64 rows on a CPU with VNNI then run the
-// integer GEMV (quantized_linear_i8), the rest the float kernels on X's
-// int8 values.
+// integer GEMV (quantized_linear_vnni.h), the rest the float kernels on
+// X's int8 values.
 void quantized_linear(const float* src, int64_t rows, const QuantizedWeights& w,
                       const float* bias, onednn::Activation activation,
                       int64_t activation_bits, float* dst);
-// The integer path of quantized_linear (quantized_linear_i8.cc), for W
-// that vnni_gemv_takes.
-void quantized_linear_i8(const float* src, int64_t rows,
-                         const QuantizedWeights& w, const float* bias,
-                         onednn::Activation activation, float* dst);
 // One row of X (K) as int8 codes (K) and block scales (n_blocks), by
 // quantize_activation_block, block by block of W.
 void quantize_activation_row(const float* row, const QuantizedWeights& w,
